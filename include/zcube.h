@@ -1,0 +1,301 @@
+/*
+ * zcube.h — the public interface of zcube, and its manual.
+ *
+ * zcube reads, writes and computes on Zarr arrays far larger than memory.
+ *
+ * Sections:
+ *   1. Version
+ *   2. Errors          every call returns an int status: 0 or a negative ZC_E* code;
+ *                      zc_errmsg() says what failed and where.
+ *   3. Memory          zc_free() for anything the library hands back.
+ *   4. Data types      zc_dtype and element sizes.
+ *   5. Stores          where keys live: a local folder, memory.
+ *   6. Zarr arrays     open/create, inspect, read/write hyperslabs.
+ *   7. Groups          list a hierarchy.
+ *   8. Testing hooks   fault injection (not a stable API).
+ *
+ * Threading: distinct handles may be used from different threads at once; one
+ * handle is used by one thread at a time unless a function says otherwise.
+ * Reads and writes of one zc_zarr may run concurrently when they touch
+ * different chunks.
+ */
+#ifndef ZCUBE_H
+#define ZCUBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(ZC_BUILDING)
+#define ZC_API __attribute__((visibility("default")))
+#else
+#define ZC_API
+#endif
+
+/* ===================================================================== 1. Version */
+
+#define ZC_VERSION_MAJOR 0
+#define ZC_VERSION_MINOR 1
+#define ZC_VERSION_PATCH 0
+#define ZC_VERSION_NUMBER (ZC_VERSION_MAJOR * 10000 + ZC_VERSION_MINOR * 100 + ZC_VERSION_PATCH)
+#define ZC_VERSION_STRING "0.1.0"
+
+/** The library's version number, to compare with ZC_VERSION_NUMBER. */
+ZC_API int zc_version_number(void);
+ZC_API const char *zc_version_string(void);
+
+/* ===================================================================== 2. Errors */
+
+/* Codes are stable: new codes are appended, numbers never reused. */
+#define ZC_ERRNO_MAP(X)                                                        \
+    X(OK, 0, "success")                                                        \
+    X(EINVAL, -1, "invalid argument")                                          \
+    X(ENOMEM, -2, "out of memory")                                             \
+    X(EIO, -3, "input/output error")                                           \
+    X(ENOENT, -4, "not found")                                                 \
+    X(EFORMAT, -5, "malformed metadata")                                       \
+    X(ECORRUPT, -6, "corrupt data")                                            \
+    X(EUNSUPPORTED, -7, "unsupported feature")                                 \
+    X(ERANGE, -8, "selection out of bounds")                                   \
+    X(EOVERFLOW, -9, "size overflow")                                          \
+    X(EEXIST, -10, "already exists")                                           \
+    X(ECHECKSUM, -11, "checksum mismatch")                                     \
+    X(ECANCELED, -12, "operation canceled")                                    \
+    X(EMEMBOUND, -13, "memory bound exceeded")                                 \
+    X(EINTERNAL, -14, "internal error")
+
+typedef enum {
+#define ZC_ERR_ENUM_(name, value, text) ZC_##name = value,
+    ZC_ERRNO_MAP(ZC_ERR_ENUM_)
+#undef ZC_ERR_ENUM_
+} zc_status;
+
+/** Static text for a status code ("corrupt data"); never NULL. */
+ZC_API const char *zc_strerror(int status);
+/** Short name of a status code ("ZC_ECORRUPT"); never NULL. */
+ZC_API const char *zc_errname(int status);
+/**
+ * Detail of the last failure on this thread: what failed and where (file,
+ * array, chunk key, byte offset, OS errno). Valid until the next zc_ call on
+ * this thread. Empty string if the last call succeeded or set no detail.
+ */
+ZC_API const char *zc_errmsg(void);
+/** Copy of zc_errmsg() into buf (always NUL-terminated if size > 0). */
+ZC_API void zc_errmsg_r(char *buf, size_t size);
+
+/* ===================================================================== 3. Memory */
+
+/** Free memory the library allocated for the caller. NULL is a no-op. */
+ZC_API void zc_free(void *ptr);
+
+/* ===================================================================== 4. Data types */
+
+typedef enum {
+    ZC_DTYPE_INVALID = 0,
+    ZC_BOOL = 1,
+    ZC_INT8,
+    ZC_INT16,
+    ZC_INT32,
+    ZC_INT64,
+    ZC_UINT8,
+    ZC_UINT16,
+    ZC_UINT32,
+    ZC_UINT64,
+    ZC_FLOAT16,
+    ZC_FLOAT32,
+    ZC_FLOAT64,
+    ZC_COMPLEX64,
+    ZC_COMPLEX128,
+    ZC_BYTES,   /* fixed-length byte string (NumPy "S<n>"), n bytes, NUL padded */
+    ZC_UNICODE, /* fixed-length UCS-4 string (NumPy "U<n>"), 4n bytes, native endian */
+    ZC_RAW,     /* raw bits (Zarr v3 "r<bits>"), n bytes */
+} zc_dtype;
+
+/** Name of a dtype in Zarr v3 spelling ("float32"); "bytes"/"unicode"/"raw" for the rest. */
+ZC_API const char *zc_dtype_name(zc_dtype dtype);
+/** Parse a dtype name: v3 names ("int16"), NumPy strings ("<i2", "|S7", "U13", "f8"). */
+ZC_API int zc_dtype_parse(const char *name, zc_dtype *dtype, size_t *itemsize);
+
+/* ===================================================================== 5. Stores */
+
+typedef struct zc_store zc_store;
+
+#define ZC_STORE_READONLY 1u /* refuse writes */
+#define ZC_STORE_CREATE 2u   /* create the root folder if absent */
+
+/**
+ * Open a store. `url` is a local path, "file://PATH", or "memory://NAME"
+ * (a process-wide in-memory store; the same NAME gives the same data).
+ * CONSTRUCTOR: zc_store; DESTRUCTOR: zc_store_close.
+ * @return 0, ZC_ENOENT (no such folder and no ZC_STORE_CREATE), ZC_EUNSUPPORTED
+ *         (unknown scheme), ZC_EIO, ZC_ENOMEM.
+ */
+ZC_API int zc_store_open(const char *url, unsigned flags, zc_store **out);
+/** Close a store. NULL is a no-op. Arrays opened on it must be closed first. */
+ZC_API void zc_store_close(zc_store *store);
+
+/* ===================================================================== 6. Zarr arrays */
+
+#define ZC_MAX_DIMS 32
+
+typedef struct zc_zarr zc_zarr;
+
+/** One dimension of a selection: start, stop (exclusive), step (> 0). */
+typedef struct {
+    int64_t start;
+    int64_t stop;
+    int64_t step;
+} zc_range;
+
+/** Summary of an array's metadata (filled by zc_zarr_info). */
+typedef struct {
+    int zarr_format;               /* 2 or 3 */
+    int ndim;                      /* number of dimensions, 0..ZC_MAX_DIMS */
+    int64_t shape[ZC_MAX_DIMS];    /* array shape */
+    int64_t chunks[ZC_MAX_DIMS];   /* read chunk shape (inner chunk if sharded) */
+    int64_t shards[ZC_MAX_DIMS];   /* shard shape, or all 0 if not sharded */
+    zc_dtype dtype;                /* element type */
+    size_t itemsize;               /* bytes per element in memory */
+    char order;                    /* 'C' or 'F' (storage order of chunks, v2) */
+} zc_zarr_info_t;
+
+/**
+ * Open the array at `path` ("" for the store root) in `store`, reading its
+ * metadata (Zarr v2 .zarray or v3 zarr.json; v2 is tried second).
+ * Close arrays before the store they were opened on.
+ * CONSTRUCTOR: zc_zarr; DESTRUCTOR: zc_zarr_close.
+ * @return 0, ZC_ENOENT (no array there), ZC_EFORMAT (malformed metadata, with the
+ *         field named), ZC_EUNSUPPORTED (dtype, codec or extension not supported,
+ *         named), ZC_EIO, ZC_ENOMEM.
+ */
+ZC_API int zc_zarr_open(zc_store *store, const char *path, zc_zarr **out);
+
+/** Options for zc_zarr_create. Initialise with ZC_ZARR_CREATE_INIT. */
+typedef struct {
+    unsigned struct_size;        /* sizeof(zc_zarr_create_opts): fields are only appended */
+    int zarr_format;             /* 2 or 3 (default 3) */
+    int ndim;                    /* number of dimensions */
+    int64_t shape[ZC_MAX_DIMS];  /* array shape */
+    int64_t chunks[ZC_MAX_DIMS]; /* chunk shape (inner chunk when sharded) */
+    int64_t shards[ZC_MAX_DIMS]; /* shard shape (v3 only), all 0 = no sharding */
+    zc_dtype dtype;              /* element type */
+    size_t itemsize;             /* for ZC_BYTES/ZC_UNICODE/ZC_RAW: bytes per element */
+    const char *codec;           /* codec spec, see zc_codec_spec below; NULL = "zstd" */
+    const char *fill_value;      /* fill value as JSON text ("0", "\"NaN\"", "null"); NULL = 0 */
+    char order;                  /* 'C' (default) or 'F' (v2 only) */
+    char separator;              /* chunk key separator: '/' or '.'; 0 = format default */
+    int overwrite;               /* replace existing metadata at path */
+    int write_empty_chunks;      /* 1 = store chunks equal to the fill value too */
+    const char *attributes;      /* JSON object text, or NULL */
+    const char *dimension_names; /* JSON array text (v3), or NULL */
+} zc_zarr_create_opts;
+
+#define ZC_ZARR_CREATE_INIT {sizeof(zc_zarr_create_opts), 3, 0, {0}, {0}, {0}, ZC_DTYPE_INVALID, 0, \
+                             NULL, NULL, 'C', 0, 0, 0, NULL, NULL}
+
+/*
+ * Codec spec strings (zc_zarr_create_opts.codec, `zcube create --codec`):
+ *   "none" | "zstd[:LEVEL]" | "gzip[:LEVEL]" | "zlib[:LEVEL]" | "bz2[:LEVEL]" |
+ *   "lz4[:ACCEL]" | "blosc[:CNAME[:CLEVEL[:SHUFFLE]]]" with CNAME in
+ *   lz4, lz4hc, blosclz, zstd, zlib and SHUFFLE in noshuffle, shuffle, bitshuffle;
+ *   optionally followed by ",crc32c" (v3) for a checksum.
+ *   Alternatively a JSON array of v3 codec objects (v3) or a JSON compressor
+ *   object (v2), used as is.
+ */
+
+/**
+ * Create an array at `path` (writing its metadata) and open it.
+ * @return 0, ZC_EINVAL (bad option, named), ZC_EEXIST (metadata already there
+ *         and !overwrite), ZC_EOVERFLOW, ZC_EUNSUPPORTED, ZC_EIO, ZC_ENOMEM.
+ */
+ZC_API int zc_zarr_create(zc_store *store, const char *path, const zc_zarr_create_opts *opts,
+                          zc_zarr **out);
+
+/** Close an array. NULL is a no-op. */
+ZC_API void zc_zarr_close(zc_zarr *arr);
+
+/** Fill `info` with the array's metadata summary. */
+ZC_API int zc_zarr_info(const zc_zarr *arr, zc_zarr_info_t *info);
+
+/**
+ * The array's full metadata as JSON text, normalized for display:
+ * {"zarr_format", "shape", "dtype", "chunks", "shards", "codecs" (v3 spelling, v2
+ * compressor and filters translated), "fill_value", "order", "attributes",
+ * "dimension_names"}. Free with zc_free.
+ */
+ZC_API int zc_zarr_metadata_json(const zc_zarr *arr, char **json);
+
+/** Storage statistics: chunks (or shards) stored, bytes stored, bytes when decoded. */
+typedef struct {
+    int64_t chunks_total;   /* chunks (or shards) in the grid */
+    int64_t chunks_stored;  /* chunks (or shards) present in the store */
+    int64_t bytes_stored;   /* sum of stored object sizes */
+    int64_t bytes_decoded;  /* chunks_total × chunk bytes (logical size of all chunks) */
+} zc_zarr_stats_t;
+ZC_API int zc_zarr_stats(zc_zarr *arr, zc_zarr_stats_t *stats);
+
+/**
+ * Read a hyperslab into `dst`, in C order of the selection's shape, native
+ * byte order, `itemsize` bytes per element. `sel` has ndim entries (NULL = the
+ * whole array); each range must satisfy 0 <= start <= stop <= shape, step > 0.
+ * Missing chunks read as the fill value. Chunks are fetched and decoded in
+ * parallel; a fully covered chunk whose layout matches decodes straight into dst.
+ * @return 0, ZC_ERANGE (selection outside the array, dimension named),
+ *         ZC_EINVAL (dst_size too small), ZC_ECORRUPT/ECHECKSUM (chunk key and
+ *         codec named), ZC_EIO, ZC_ENOMEM.
+ */
+ZC_API int zc_zarr_read(zc_zarr *arr, const zc_range *sel, void *dst, size_t dst_size);
+
+/**
+ * Write a hyperslab from `src` (same layout as zc_zarr_read's dst). Chunks
+ * only partly covered are read, modified and written back. Each chunk (or
+ * shard) is written atomically. Chunks equal to the fill value are erased
+ * unless the array was created with write_empty_chunks.
+ */
+ZC_API int zc_zarr_write(zc_zarr *arr, const zc_range *sel, const void *src, size_t src_size);
+
+/** Bytes needed for a selection: product of counts × itemsize (overflow-checked). */
+ZC_API int zc_zarr_selection_size(const zc_zarr *arr, const zc_range *sel, size_t *nbytes);
+
+/** Set the number of threads used by reads and writes of this array (0 = all cores). */
+ZC_API int zc_zarr_set_threads(zc_zarr *arr, int nthreads);
+
+/** Attributes as JSON object text; free with zc_free. */
+ZC_API int zc_zarr_attributes(const zc_zarr *arr, char **json);
+
+/* ===================================================================== 7. Groups */
+
+/** Kind of a node in a hierarchy. */
+typedef enum { ZC_NODE_NONE = 0, ZC_NODE_GROUP = 1, ZC_NODE_ARRAY = 2 } zc_node_kind;
+
+/** What is at `path`: array, group, or nothing; and its zarr_format. */
+ZC_API int zc_node_kind_at(zc_store *store, const char *path, zc_node_kind *kind, int *zarr_format);
+
+/**
+ * List the hierarchy below `path`: calls `fn(path, kind, zarr_format, ctx)` for
+ * every node, parents before children, children in name order. Stops and
+ * returns the callback's value if it returns non-zero.
+ */
+typedef int (*zc_node_fn)(const char *path, zc_node_kind kind, int zarr_format, void *ctx);
+ZC_API int zc_group_walk(zc_store *store, const char *path, zc_node_fn fn, void *ctx);
+
+/** Create a group (writing .zgroup or zarr.json). */
+ZC_API int zc_group_create(zc_store *store, const char *path, int zarr_format);
+
+/* ===================================================================== 8. Testing hooks */
+
+/**
+ * Make the Nth allocation from now fail (1 = the next one); with `repeat`, every
+ * allocation after it fails too. n = 0 turns injection off. Returns how many
+ * allocations failed since the last call. Not thread-safe to change while
+ * other threads allocate; not a stable API.
+ */
+ZC_API int zc_test_fail_alloc(long n, int repeat);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZCUBE_H */

@@ -1,0 +1,118 @@
+/* codec/codec.h — one interface for every codec, a registry by name, and the
+ * chain that runs a Zarr v3 codec list (array→array*, array→bytes, bytes→bytes*).
+ *
+ * Pipeline order (written down once):
+ *
+ *   encode:  array ──a2a[0]──…──a2a[k]──▶ array ──a2b──▶ bytes ──b2b[0]──…──▶ stored
+ *   decode:  stored ──b2b[last]⁻¹──…──▶ bytes ──a2b⁻¹──▶ array ──a2a[k]⁻¹──…──▶ array
+ *
+ * Zarr v2 metadata is translated to the same shape by zarr/: transpose (order F),
+ * bytes (the typestr's endianness), then the v2 filters and the compressor as
+ * bytes→bytes codecs. v2 filters see the stored bytes, as numcodecs does; each
+ * carries its own dtype (with byte order) in its config.
+ *
+ * A codec type is a plain struct registered by name (v3 name, e.g. "zstd",
+ * "numcodecs.delta") and optionally by its numcodecs id (v2, e.g. "delta").
+ * Registering copies the struct. */
+#ifndef ZC_CODEC_CODEC_H
+#define ZC_CODEC_CODEC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/dtype.h"
+
+typedef enum {
+    CODEC_A2A = 1, /* array → array: transpose, delta, fixedscaleoffset, bitround, … */
+    CODEC_A2B = 2, /* array → bytes: bytes (endian), sharding_indexed */
+    CODEC_B2B = 3, /* bytes → bytes: compressors, checksums, shuffle */
+} codec_kind;
+
+/* What a codec instance sees, fixed at creation. */
+typedef struct {
+    dtype_t dtype;          /* element type of the data this codec encodes (for B2B:
+                               the array's, as a typesize hint, e.g. for blosc) */
+    int ndim;               /* chunk rank */
+    int64_t shape[ZC_MAX_DIMS]; /* chunk shape this codec encodes (A2A/A2B) */
+    size_t nbytes;          /* decoded size of the whole chunk (array bytes) */
+    int zarr_format;        /* 2 or 3: config spelling (v2 numcodecs keys vs v3) */
+} codec_ctx;
+
+typedef struct codec_type {
+    unsigned version;       /* struct version: 1 */
+    const char *name;       /* v3 name */
+    const char *v2_id;      /* numcodecs id, or NULL if none */
+    codec_kind kind;        /* how it is used in a v3 chain; v2 filters act as B2B */
+    /* Parse `config` (may be NULL: defaults) into *state. Errors name the bad key. */
+    int (*create)(const json_t *config, const codec_ctx *ctx, void **state);
+    void (*destroy)(void *state);
+    /* Decode src[0..n) into dst (capacity cap), set *written. Must fail with
+     * ZC_ECORRUPT (never write past cap) if the data would exceed cap. */
+    int (*decode)(void *state, const void *src, size_t n, void *dst, size_t cap, size_t *written);
+    /* Exact decoded size if the encoded form says so (zstd frame, blosc header,
+     * numcodecs lz4 prefix); set *known = false otherwise. May be NULL. */
+    int (*decoded_size)(void *state, const void *src, size_t n, size_t *size, bool *known);
+    /* Encode src[0..n), appending to out. */
+    int (*encode)(void *state, const void *src, size_t n, zc_buf *out);
+    /* Configuration as JSON in the spelling of `zarr_format` (new reference):
+     * v3 → {"name":…, "configuration":{…}}; v2 → {"id":…, …}. */
+    json_t *(*to_json)(void *state, int zarr_format);
+    /* For A2A codecs: the shape/dtype of the encoded array, given the input's.
+     * NULL means unchanged. */
+    int (*encoded_ctx)(void *state, const codec_ctx *in, codec_ctx *out);
+} codec_type;
+
+typedef struct {
+    const codec_type *type;
+    void *state;
+    codec_ctx ctx; /* what it was created with */
+} codec;
+
+/* ---- registry (codec/registry.c) ---- */
+
+/* Register a codec type (copied). Same name again with the same functions: no-op. */
+int codec_register(const codec_type *type);
+/* Find by v3 name or v2 id; ZC_EUNSUPPORTED naming it if unknown. */
+int codec_find(const char *name, int zarr_format, const codec_type **out);
+/* Create an instance from a v3 codec object {"name", "configuration"} or a v2
+ * object {"id", ...}. */
+int codec_create(const json_t *spec, const codec_ctx *ctx, codec *out);
+void codec_destroy(codec *c);
+
+/* Built-ins, one per file, registered by codec/builtin.c. */
+extern const codec_type codec_bytes, codec_transpose, codec_crc32c, codec_zstd, codec_gzip,
+    codec_zlib, codec_blosc, codec_lz4, codec_bz2, codec_delta, codec_shuffle,
+    codec_fixedscaleoffset, codec_bitround, codec_astype, codec_quantize, codec_adler32,
+    codec_crc32;
+
+/* ---- chain (codec/chain.c) ---- */
+
+typedef struct codec_chain codec_chain;
+
+/* Build a chain from a v3 codec list (JSON array) for chunks of `ctx`
+ * (ctx.dtype native order, ctx.shape the chunk shape, ctx.nbytes its size).
+ * Sharding is not handled here: zarr/ reads "sharding_indexed" itself. */
+int codec_chain_create(const json_t *codecs, const codec_ctx *ctx, codec_chain **out);
+void codec_chain_free(codec_chain *ch);
+/* Decode one stored chunk into dst, which must be exactly ctx.nbytes (C order,
+ * native byte order). Fails with ZC_ECORRUPT if the sizes do not match. */
+int codec_chain_decode(const codec_chain *ch, const void *src, size_t n, void *dst, size_t dst_size);
+/* Encode a chunk (ctx.nbytes, C order, native) into *out (zc__malloc'd). */
+int codec_chain_encode(const codec_chain *ch, const void *src, size_t n, zc_buf *out);
+/* True if decoding is a plain copy (bytes codec in native order, nothing else):
+ * the stored chunk can be used as is. */
+bool codec_chain_is_identity(const codec_chain *ch);
+/* The chain as a v3 JSON codec list (new reference). */
+json_t *codec_chain_json(const codec_chain *ch);
+
+/* ---- codec spec strings ("zstd:3", "blosc:lz4:5:shuffle", "none") ---- */
+
+/* Turn a spec string into a v3 codec list (bytes→bytes part only) or, for
+ * zarr_format 2, into {compressor, filters}. `typesize` is the element size
+ * (for blosc). JSON arrays/objects in `spec` are parsed and returned as is. */
+int codec_spec_parse(const char *spec, int zarr_format, size_t typesize, json_t **out);
+
+#endif

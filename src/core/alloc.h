@@ -1,0 +1,25 @@
+/* core/alloc.h — the one allocation wrapper every layer uses.
+ *
+ * All library allocations pass here: the place where tests inject failures
+ * (zc_test_fail_alloc) and where memory is counted. A failure sets the
+ * thread's error message to "out of memory allocating N bytes". */
+#ifndef ZC_CORE_ALLOC_H
+#define ZC_CORE_ALLOC_H
+
+#include <stddef.h>
+
+void *zc__malloc(size_t size);
+void *zc__calloc(size_t n, size_t size);
+void *zc__realloc(void *ptr, size_t size);
+void zc__free(void *ptr);
+char *zc__strdup(const char *s);
+/* malloc with overflow-checked n*size. */
+void *zc__malloc_array(size_t n, size_t size);
+
+/* Bytes currently allocated through this wrapper (all threads). */
+size_t zc__alloc_current(void);
+/* Peak of zc__alloc_current since the last reset. */
+size_t zc__alloc_peak(void);
+void zc__alloc_reset_peak(void);
+
+#endif

@@ -1,0 +1,95 @@
+/* core/error.c — thread-local error detail and the static code tables. */
+#include "core/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static _Thread_local char errmsg[ZC_ERRMSG_MAX];
+
+const char *zc_strerror(int status)
+{
+    switch (status) {
+#define X(name, value, text) case value: return text;
+        ZC_ERRNO_MAP(X)
+#undef X
+    }
+    return "unknown error";
+}
+
+const char *zc_errname(int status)
+{
+    switch (status) {
+#define X(name, value, text) case value: return "ZC_" #name;
+        ZC_ERRNO_MAP(X)
+#undef X
+    }
+    return "ZC_UNKNOWN";
+}
+
+const char *zc_errmsg(void) { return errmsg; }
+
+void zc_errmsg_r(char *buf, size_t size)
+{
+    if (!buf || size == 0) return;
+    snprintf(buf, size, "%s", errmsg);
+}
+
+void zc__err_clear(void) { errmsg[0] = 0; }
+
+void zc__err_set_text(const char *msg)
+{
+    if (msg != errmsg) snprintf(errmsg, sizeof errmsg, "%s", msg ? msg : "");
+}
+
+int zc__err(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errmsg, sizeof errmsg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int zc__err_wrap(int code, const char *fmt, ...)
+{
+    char prefix[ZC_ERRMSG_MAX], old[ZC_ERRMSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, errmsg, sizeof old);
+    if (old[0])
+        snprintf(errmsg, sizeof errmsg, "%s: %s", prefix, old);
+    else
+        snprintf(errmsg, sizeof errmsg, "%s: %s", prefix, zc_strerror(code));
+    return code;
+}
+
+int zc__errno_code(int err)
+{
+    switch (err) {
+    case ENOENT: case ENOTDIR: return ZC_ENOENT;
+    case ENOMEM: return ZC_ENOMEM;
+    case EEXIST: return ZC_EEXIST;
+    case EINVAL: return ZC_EINVAL;
+    case ECANCELED: return ZC_ECANCELED;
+    case EOVERFLOW: case EFBIG: return ZC_EOVERFLOW;
+    default: return ZC_EIO;
+    }
+}
+
+int zc__err_sys(int err, const char *fmt, ...)
+{
+    char what[ZC_ERRMSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(errmsg, sizeof errmsg, "%s: %s (errno %d)", what, strerror(err), err);
+    return zc__errno_code(err);
+}
+
+int zc_version_number(void) { return ZC_VERSION_NUMBER; }
+const char *zc_version_string(void) { return ZC_VERSION_STRING; }

@@ -1,0 +1,34 @@
+/* core/error.h — internal error reporting.
+ *
+ * Every failing path calls zc__err(code, fmt, ...) once, at the place that knows
+ * what failed; callers higher up may prepend where it happened with
+ * zc__err_wrap(code, "array 'x' chunk '0.1'"). The message is thread-local;
+ * the pool copies a worker's message back to the calling thread. */
+#ifndef ZC_CORE_ERROR_H
+#define ZC_CORE_ERROR_H
+
+#include "zcube.h"
+
+#define ZC_ERRMSG_MAX 1024
+
+/* Set the thread's message (printf format) and return `code`. */
+int zc__err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prepend "<prefix>: " to the thread's message and return `code`. */
+int zc__err_wrap(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Map an errno value to a ZC_E* code. */
+int zc__errno_code(int err);
+/* Set a message from errno: "<what>: <strerror> (errno N)"; returns the mapped code. */
+int zc__err_sys(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Clear the thread's message (at the start of public calls). */
+void zc__err_clear(void);
+/* Replace the thread's message with `msg` (used to carry worker errors back). */
+void zc__err_set_text(const char *msg);
+
+/* Propagate a negative status. */
+#define ZC_TRY(expr)                                                            \
+    do {                                                                        \
+        int zc_rc_ = (expr);                                                    \
+        if (zc_rc_ < 0) return zc_rc_;                                          \
+    } while (0)
+
+#endif

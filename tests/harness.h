@@ -1,0 +1,69 @@
+/* tests/harness.h — a tiny test runner.
+ *
+ *   TEST(name) { CHECK(x == 1); CHECK_OK(zc_call(...)); }
+ *
+ * Each test binary's main runs one named test (`test_codec name`), or all of
+ * them with no argument. ctest registers one entry per TEST found in the
+ * source, so each test runs in its own process with its own timeout. */
+#ifndef ZC_TEST_HARNESS_H
+#define ZC_TEST_HARNESS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zcube.h"
+
+typedef void (*test_fn)(void);
+void harness_register(const char *name, test_fn fn);
+extern int harness_failures;
+
+#define TEST(name)                                                              \
+    static void test_##name(void);                                              \
+    __attribute__((constructor)) static void register_##name(void)              \
+    {                                                                           \
+        harness_register(#name, test_##name);                                   \
+    }                                                                           \
+    static void test_##name(void)
+
+#define CHECK(cond)                                                             \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            harness_failures++;                                                 \
+        }                                                                       \
+    } while (0)
+
+/* Expect status 0; on failure print the library's message. */
+#define CHECK_OK(expr)                                                          \
+    do {                                                                        \
+        int rc_ = (expr);                                                       \
+        if (rc_ != 0) {                                                         \
+            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #expr, \
+                    zc_errname(rc_), zc_errmsg());                              \
+            harness_failures++;                                                 \
+        }                                                                       \
+    } while (0)
+
+/* Expect a specific error code, and a message containing `needle` (or NULL). */
+#define CHECK_ERR(expr, code, needle)                                           \
+    do {                                                                        \
+        int rc_ = (expr);                                                       \
+        const char *nd_ = (needle);                                             \
+        if (rc_ != (code)) {                                                    \
+            fprintf(stderr, "%s:%d: %s returned %s (%s), expected %s\n", __FILE__, __LINE__, \
+                    #expr, zc_errname(rc_), zc_errmsg(), zc_errname(code));     \
+            harness_failures++;                                                 \
+        } else if (nd_ && !strstr(zc_errmsg(), nd_)) {                          \
+            fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, \
+                    zc_errmsg(), nd_);                                          \
+            harness_failures++;                                                 \
+        }                                                                       \
+    } while (0)
+
+/* Directory of test data (tests/data), set by CMake. */
+#ifndef ZC_TEST_DATA
+#define ZC_TEST_DATA "tests/data"
+#endif
+
+#endif

@@ -1,0 +1,140 @@
+/* tests/test_core.c — errors, allocation, dtypes, thread pool. */
+#include <math.h>
+#include <stdatomic.h>
+
+#include "core/alloc.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/pool.h"
+#include "harness.h"
+
+TEST(error_tables)
+{
+    CHECK(!strcmp(zc_strerror(ZC_ECORRUPT), "corrupt data"));
+    CHECK(!strcmp(zc_errname(ZC_ENOENT), "ZC_ENOENT"));
+    CHECK(!strcmp(zc_strerror(12345), "unknown error"));
+    zc__err(ZC_EIO, "reading %s", "x");
+    zc__err_wrap(ZC_EIO, "array '%s'", "a");
+    CHECK(!strcmp(zc_errmsg(), "array 'a': reading x"));
+    char small[8];
+    zc_errmsg_r(small, sizeof small);
+    CHECK(!strcmp(small, "array '"));
+}
+
+TEST(alloc_fault_injection)
+{
+    zc_test_fail_alloc(2, 0);
+    void *a = zc__malloc(10);
+    void *b = zc__malloc(10);
+    void *c = zc__malloc(10);
+    CHECK(a && !b && c);
+    CHECK(strstr(zc_errmsg(), "out of memory"));
+    CHECK(zc_test_fail_alloc(0, 0) == 1);
+    zc_test_fail_alloc(1, 1);
+    void *d = zc__malloc(1), *e = zc__malloc(1);
+    CHECK(!d && !e);
+    CHECK(zc_test_fail_alloc(0, 0) == 2);
+    zc__free(a);
+    zc__free(c);
+    CHECK(zc__malloc_array((size_t)-1 / 2, 4) == NULL);
+}
+
+TEST(dtype_v2_strings)
+{
+    dtype_t dt;
+    CHECK_OK(dtype_from_v2("<i2", &dt));
+    CHECK(dt.type == ZC_INT16 && dt.size == 2 && dt.endian == '<');
+    CHECK_OK(dtype_from_v2(">U13", &dt));
+    CHECK(dt.type == ZC_UNICODE && dt.size == 52 && dt.endian == '>');
+    CHECK_OK(dtype_from_v2("|S7", &dt));
+    CHECK(dt.type == ZC_BYTES && dt.size == 7);
+    CHECK_OK(dtype_from_v2("|b1", &dt));
+    CHECK(dt.type == ZC_BOOL);
+    CHECK_ERR(dtype_from_v2("|O", &dt), ZC_EUNSUPPORTED, "|O");
+    CHECK_ERR(dtype_from_v2("<M8[ns]", &dt), ZC_EUNSUPPORTED, "datetime");
+    CHECK_ERR(dtype_from_v2("<i3", &dt), ZC_EUNSUPPORTED, "<i3");
+    CHECK_ERR(dtype_from_v2("<i", &dt), ZC_EFORMAT, NULL);
+    char buf[16];
+    CHECK_OK(dtype_from_v2(">c16", &dt));
+    dtype_to_v2(&dt, buf, sizeof buf);
+    CHECK(!strcmp(buf, ">c16"));
+}
+
+TEST(dtype_fill_values)
+{
+    dtype_t dt = {ZC_FLOAT32, 4, '<'};
+    float f;
+    bool is_null;
+    json_t *v = json_string("NaN");
+    CHECK_OK(dtype_fill_parse(&dt, v, 2, &f, &is_null));
+    CHECK(isnan(f));
+    json_decref(v);
+    v = json_string("-Infinity");
+    CHECK_OK(dtype_fill_parse(&dt, v, 3, &f, &is_null));
+    CHECK(isinf(f) && f < 0);
+    json_decref(v);
+    v = json_string("0x3f800000");
+    CHECK_OK(dtype_fill_parse(&dt, v, 3, &f, &is_null));
+    CHECK(f == 1.0f);
+    json_decref(v);
+    dtype_t i8 = {ZC_INT8, 1, '|'};
+    int8_t x;
+    v = json_integer(300);
+    CHECK_ERR(dtype_fill_parse(&i8, v, 2, &x, &is_null), ZC_EFORMAT, "out of range");
+    json_decref(v);
+    CHECK_OK(dtype_fill_parse(&i8, json_null(), 2, &x, &is_null));
+    CHECK(is_null);
+    CHECK_ERR(dtype_fill_parse(&i8, json_null(), 3, &x, &is_null), ZC_EFORMAT, NULL);
+    dtype_t s = {ZC_BYTES, 4, '|'};
+    char sv[4];
+    v = json_string("YWJj"); /* "abc" */
+    CHECK_OK(dtype_fill_parse(&s, v, 2, sv, &is_null));
+    CHECK(!memcmp(sv, "abc\0", 4));
+    json_decref(v);
+    json_t *back = dtype_fill_json(&s, sv, false, 2);
+    CHECK(!strcmp(json_string_value(back), "YWJjAA=="));
+    json_decref(back);
+}
+
+TEST(dtype_half)
+{
+    float vals[] = {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        CHECK(dtype_half_to_float(dtype_float_to_half(vals[i])) == vals[i]);
+    CHECK(isinf(dtype_half_to_float(dtype_float_to_half(1e6f))));
+    CHECK(isnan(dtype_half_to_float(dtype_float_to_half(NAN))));
+}
+
+static atomic_int counter;
+static int count_task(void *ctx, size_t i)
+{
+    (void)ctx;
+    atomic_fetch_add(&counter, (int)i);
+    return 0;
+}
+static int fail_task(void *ctx, size_t i)
+{
+    (void)ctx;
+    if (i == 57) return zc__err(ZC_ECORRUPT, "task %zu failed", i);
+    return 0;
+}
+static int nested_task(void *ctx, size_t i)
+{
+    return pool_for(ctx, 10, 0, count_task, NULL);
+}
+
+TEST(pool_parallel_for)
+{
+    pool *p;
+    CHECK_OK(pool_create(4, &p));
+    atomic_store(&counter, 0);
+    CHECK_OK(pool_for(p, 1000, 0, count_task, NULL));
+    CHECK(atomic_load(&counter) == 999 * 1000 / 2);
+    zc__err_clear();
+    CHECK_ERR(pool_for(p, 200, 0, fail_task, NULL), ZC_ECORRUPT, "task 57 failed");
+    atomic_store(&counter, 0);
+    CHECK_OK(pool_for(p, 8, 0, nested_task, p));
+    CHECK(atomic_load(&counter) == 8 * 45);
+    pool_free(p);
+    CHECK(pool_default() != NULL);
+}
