@@ -106,19 +106,23 @@ TEST(dtype_half)
 }
 
 static atomic_int counter;
-static int count_task(void *ctx, size_t i)
+static atomic_int slot_busy[8];
+static int count_task(void *ctx, size_t i, int slot)
 {
     (void)ctx;
+    CHECK(slot >= 0 && slot < 8);
+    CHECK(atomic_fetch_add(&slot_busy[slot], 1) == 0 || ctx);
+    atomic_fetch_sub(&slot_busy[slot], 1);
     atomic_fetch_add(&counter, (int)i);
     return 0;
 }
-static int fail_task(void *ctx, size_t i)
+static int fail_task(void *ctx, size_t i, int slot)
 {
     (void)ctx;
     if (i == 57) return zc__err(ZC_ECORRUPT, "task %zu failed", i);
     return 0;
 }
-static int nested_task(void *ctx, size_t i)
+static int nested_task(void *ctx, size_t i, int slot)
 {
     return pool_for(ctx, 10, 0, count_task, NULL);
 }

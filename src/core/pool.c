@@ -21,6 +21,7 @@ typedef struct job {
     size_t n;
     atomic_size_t next;   /* next index to claim */
     atomic_int failed;    /* set on first failure: stop claiming */
+    atomic_int joined;    /* threads that joined: the next slot number */
     int width;            /* max threads on this job */
     int active;           /* threads working on it (under pool lock) */
     int err;              /* first error code (under err_lock) */
@@ -43,13 +44,14 @@ static _Thread_local bool in_task;
 
 static void run_indices(job *j)
 {
+    int slot = atomic_fetch_add(&j->joined, 1);
     bool was = in_task;
     in_task = true;
     for (;;) {
         if (atomic_load_explicit(&j->failed, memory_order_relaxed)) break;
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->n) break;
-        int rc = j->fn(j->ctx, i);
+        int rc = j->fn(j->ctx, i, slot);
         if (rc < 0) {
             pthread_mutex_lock(&j->err_lock);
             if (!j->err) {
@@ -136,8 +138,14 @@ int pool_size(const pool *p) { return p ? p->nworkers + 1 : 1; }
 
 static int run_inline(size_t n, pool_fn fn, void *ctx)
 {
-    for (size_t i = 0; i < n; i++) ZC_TRY(fn(ctx, i));
+    for (size_t i = 0; i < n; i++) ZC_TRY(fn(ctx, i, 0));
     return 0;
+}
+
+int pool_width(const pool *p, int width)
+{
+    int all = pool_size(p);
+    return width > 0 && width < all ? width : all;
 }
 
 int pool_for(pool *p, size_t n, int width, pool_fn fn, void *ctx)
@@ -147,6 +155,7 @@ int pool_for(pool *p, size_t n, int width, pool_fn fn, void *ctx)
     job j = {.fn = fn, .ctx = ctx, .n = n, .width = width > 0 ? width : p->nworkers + 1};
     atomic_init(&j.next, 0);
     atomic_init(&j.failed, 0);
+    atomic_init(&j.joined, 0);
     pthread_mutex_init(&j.err_lock, NULL);
 
     pthread_mutex_lock(&p->lock);
