@@ -1,0 +1,188 @@
+/* zarr/read.c — reading a hyperslab.
+ *
+ * The touched read units (chunks, or inner chunks of shards) are cut into
+ * groups; a pool task takes one group, fetches all its objects or byte ranges
+ * with one batched store get, then decodes each and copies it into place. So
+ * one thread's IO overlaps another's decoding, and a store sees many requests
+ * at once. A unit that the selection covers whole, and that is contiguous in
+ * the caller's buffer, decodes straight into it.
+ *
+ * Sharded arrays first fetch and decode the index of every touched shard (one
+ * batched get, ranges at the start or end of each shard object). */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/checked.h"
+#include "core/error.h"
+#include "zarr/copy.h"
+#include "zarr/select.h"
+#include "zarr/shard.h"
+
+#define GROUP_MAX 64
+#define KEY_LEN 1024
+
+typedef struct {
+    zc_zarr *a;
+    zarr_sel s;
+    unsigned char *dst;
+    size_t group;           /* units per task */
+    unsigned char **scratch; /* per slot: one decoded unit */
+    shard_set shards;       /* sharded arrays: indexes of touched shards */
+} read_ctx;
+
+/* Byte offset in dst and the copy geometry of touched unit t. */
+static void unit_geometry(const read_ctx *r, const int64_t *j, int64_t *coord, int64_t *dst_off,
+                          int64_t *src_off, int64_t *sstride, int64_t *count, bool *whole)
+{
+    const zarr_sel *s = &r->s;
+    *dst_off = 0;
+    *src_off = 0;
+    *whole = true;
+    for (int d = 0; d < s->ndim; d++) {
+        const zarr_span *sp = &s->spans[d][j[d]];
+        coord[d] = sp->chunk;
+        *dst_off += sp->out_off * s->ostride[d];
+        *src_off += sp->in_start * s->cstride[d];
+        sstride[d] = s->cstride[d] * s->step[d];
+        count[d] = sp->count;
+        if (sp->in_start != 0 || sp->count != r->a->rchunk[d] || s->step[d] != 1) *whole = false;
+    }
+}
+
+/* A whole unit lands contiguously in dst iff, scanning from the last dim, the
+ * unit spans the full output extent until one dim, and is 1 before it. */
+static bool contiguous_in_dst(const zarr_sel *s, const int64_t *count)
+{
+    int d = s->ndim - 1;
+    while (d >= 0 && count[d] == s->count[d]) d--;
+    for (int k = d - 1; k >= 0; k--)
+        if (count[k] != 1) return false;
+    return true;
+}
+
+static int read_group(void *vctx, size_t g, int slot)
+{
+    read_ctx *r = vctx;
+    zc_zarr *a = r->a;
+    const zarr_sel *s = &r->s;
+    size_t t0 = g * r->group, t1 = t0 + r->group;
+    if (t1 > s->nchunks) t1 = s->nchunks;
+    size_t n = t1 - t0;
+    store_req reqs[GROUP_MAX];
+    char keys[GROUP_MAX][KEY_LEN];
+    bool skip[GROUP_MAX]; /* no request: empty inner chunk or absent shard */
+    int64_t coords[GROUP_MAX][ZC_MAX_DIMS];
+    int rc = 0;
+    memset(reqs, 0, sizeof(store_req) * n);
+    size_t nreq = 0;
+    size_t reqi[GROUP_MAX];
+    for (size_t i = 0; i < n; i++) {
+        int64_t j[ZC_MAX_DIMS];
+        zarr_sel_unravel(s, t0 + i, j);
+        for (int d = 0; d < s->ndim; d++) coords[i][d] = s->spans[d][j[d]].chunk;
+        skip[i] = false;
+        if (a->m.sharded) {
+            uint64_t off, len;
+            ZC_TRY(shard_set_locate(&r->shards, a, coords[i], keys[i], KEY_LEN, &off, &len));
+            if (off == UINT64_MAX) {
+                skip[i] = true;
+                continue;
+            }
+            reqs[nreq] = (store_req){.key = keys[i], .offset = off, .length = len};
+        } else {
+            ZC_TRY(zarr_chunk_key(a, coords[i], keys[i], KEY_LEN));
+            reqs[nreq] = (store_req){.key = keys[i], .length = STORE_TO_END};
+        }
+        reqi[i] = nreq++;
+    }
+    if (nreq && (rc = store_get_many(a->st, reqs, nreq)) < 0) goto out;
+    for (size_t i = 0; i < n; i++) {
+        int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
+        bool whole;
+        zarr_sel_unravel(s, t0 + i, j);
+        unit_geometry(r, j, coord, &dst_off, &src_off, sstride, count, &whole);
+        store_req *q = skip[i] ? NULL : &reqs[reqi[i]];
+        if (!q || q->status == ZC_ENOENT) {
+            /* missing: fill value */
+            zarr_fill_nd(r->dst + dst_off, s->ostride, count, s->ndim, a->m.fill, a->m.dtype.size);
+            continue;
+        }
+        if (q->status < 0) {
+            rc = zc__err_wrap(q->status, "array '%s': reading '%s'", a->path, q->key);
+            goto out;
+        }
+        bool direct = whole && contiguous_in_dst(s, count);
+        unsigned char *target;
+        if (direct) {
+            target = r->dst + dst_off;
+        } else {
+            if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
+                rc = ZC_ENOMEM;
+                goto out;
+            }
+            target = r->scratch[slot];
+        }
+        rc = codec_chain_decode(a->chain, q->data, q->size, target, a->rchunk_nbytes);
+        if (rc < 0) {
+            if (a->m.sharded)
+                zc__err_wrap(rc, "array '%s': shard '%s', inner chunk at byte offset %llu (%zu bytes)", a->path,
+                             q->key, (unsigned long long)q->offset, q->size);
+            else
+                zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, q->key);
+            goto out;
+        }
+        if (!direct) zarr_copy_nd(r->dst + dst_off, s->ostride, target + src_off, sstride, count, s->ndim, a->m.dtype.size);
+    }
+out:
+    for (size_t i = 0; i < nreq; i++) zc__free(reqs[i].data);
+    return rc;
+}
+
+static int width(const zc_zarr *a) { return a->nthreads; }
+
+int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
+{
+    zc__err_clear();
+    if (!a || (!dst && dst_size)) return zc__err(ZC_EINVAL, "zc_zarr_read: NULL argument");
+    read_ctx r;
+    memset(&r, 0, sizeof r);
+    r.a = a;
+    r.dst = dst;
+    int rc = zarr_sel_plan(a, sel, &r.s);
+    if (rc < 0) return zc__err_wrap(rc, "array '%s'", a->path);
+    size_t need;
+    if (ck_mul_sz(r.s.nelems, a->m.dtype.size, &need)) {
+        zarr_sel_free(&r.s);
+        return zc__err(ZC_EOVERFLOW, "selection size overflows");
+    }
+    if (dst_size < need) {
+        zarr_sel_free(&r.s);
+        return zc__err(ZC_EINVAL, "array '%s': buffer of %zu bytes is too small for the selection (%zu bytes)",
+                       a->path, dst_size, need);
+    }
+    if (r.s.nchunks == 0) {
+        zarr_sel_free(&r.s);
+        return 0;
+    }
+    pool *p = zarr_pool(a);
+    int nslots = pool_width(p, width(a));
+    if (a->m.sharded && (rc = shard_set_load(&r.shards, a, &r.s, p, width(a))) < 0) goto out;
+    r.scratch = zc__calloc((size_t)nslots, sizeof(unsigned char *));
+    if (!r.scratch) {
+        rc = ZC_ENOMEM;
+        goto out;
+    }
+    /* groups: enough of them to keep every thread busy, each at most GROUP_MAX */
+    size_t per = r.s.nchunks / ((size_t)nslots * 4);
+    r.group = per < 1 ? 1 : per > GROUP_MAX ? GROUP_MAX : per;
+    size_t ngroups = (r.s.nchunks + r.group - 1) / r.group;
+    rc = pool_for(p, ngroups, width(a), read_group, &r);
+out:
+    if (r.scratch)
+        for (int i = 0; i < nslots; i++) zc__free(r.scratch[i]);
+    zc__free(r.scratch);
+    shard_set_free(&r.shards);
+    zarr_sel_free(&r.s);
+    return rc;
+}

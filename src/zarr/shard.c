@@ -1,0 +1,156 @@
+/* zarr/shard.c — reading shard indexes (layout in shard.h). */
+#include "zarr/shard.h"
+
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/checked.h"
+#include "core/error.h"
+
+#define KEY_LEN 1024
+
+int zarr_shard_index_decode(const zc_zarr *a, const void *src, size_t n, uint64_t *index)
+{
+    return codec_chain_decode(a->index_chain, src, n, index, (size_t)a->inner_per_shard * 16);
+}
+
+int zarr_shard_index_encode(const zc_zarr *a, const uint64_t *index, zc_buf *out)
+{
+    return codec_chain_encode(a->index_chain, index, (size_t)a->inner_per_shard * 16, out);
+}
+
+int shard_index_check(const zc_zarr *a, const uint64_t *index, uint64_t size, const char *key)
+{
+    for (int64_t i = 0; i < a->inner_per_shard; i++) {
+        uint64_t off = index[2 * i], len = index[2 * i + 1];
+        if (off == UINT64_MAX && len == UINT64_MAX) continue;
+        if (off > size || len > size - off)
+            return zc__err(ZC_ECORRUPT,
+                           "array '%s': shard '%s': index entry %lld points outside the shard "
+                           "(offset %llu + %llu bytes > %llu)",
+                           a->path, key, (long long)i, (unsigned long long)off, (unsigned long long)len,
+                           (unsigned long long)size);
+    }
+    return 0;
+}
+
+static int64_t find(const int64_t *ids, int64_t n, int64_t v)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+typedef struct {
+    shard_set *ss;
+    zc_zarr *a;
+    char (*keys)[KEY_LEN];
+    store_req *reqs;
+} load_ctx;
+
+static void shard_coord(const shard_set *ss, size_t t, int64_t *c)
+{
+    for (int d = ss->ndim - 1; d >= 0; d--) {
+        c[d] = ss->ids[d][t % (size_t)ss->nids[d]];
+        t /= (size_t)ss->nids[d];
+    }
+}
+
+static int decode_one(void *vctx, size_t t, int slot)
+{
+    load_ctx *l = vctx;
+    shard_set *ss = l->ss;
+    zc_zarr *a = l->a;
+    store_req *q = &l->reqs[t];
+    uint64_t *idx = ss->index + t * (size_t)a->inner_per_shard * 2;
+    if (q->status == ZC_ENOENT) {
+        ss->present[t] = false;
+        return 0;
+    }
+    if (q->status < 0) return zc__err_wrap(q->status, "array '%s': reading index of shard '%s'", a->path, q->key);
+    if (q->size != a->index_nbytes)
+        return zc__err(ZC_ECORRUPT, "array '%s': shard '%s' is too short for its index (%zu of %zu bytes)",
+                       a->path, q->key, q->size, a->index_nbytes);
+    int rc = zarr_shard_index_decode(a, q->data, q->size, idx);
+    if (rc < 0) return zc__err_wrap(rc, "array '%s': index of shard '%s'", a->path, q->key);
+    ss->present[t] = true;
+    return shard_index_check(a, idx, q->total, q->key);
+}
+
+int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int width)
+{
+    memset(ss, 0, sizeof *ss);
+    ss->ndim = s->ndim;
+    size_t n = 1;
+    for (int d = 0; d < s->ndim; d++) {
+        ss->ratio[d] = a->m.chunks[d] / a->m.inner[d];
+        ss->ids[d] = zc__malloc_array((size_t)s->nspans[d], sizeof(int64_t));
+        if (!ss->ids[d]) return ZC_ENOMEM;
+        int64_t k = 0;
+        for (int64_t i = 0; i < s->nspans[d]; i++) {
+            int64_t id = s->spans[d][i].chunk / ss->ratio[d];
+            if (k == 0 || ss->ids[d][k - 1] != id) ss->ids[d][k++] = id;
+        }
+        ss->nids[d] = k;
+        if (ck_mul_sz(n, (size_t)k, &n)) return zc__err(ZC_EOVERFLOW, "number of shards overflows");
+    }
+    ss->nshards = n;
+    load_ctx l = {ss, a, NULL, NULL};
+    size_t per = (size_t)a->inner_per_shard * 2;
+    ss->index = zc__malloc_array(n, per * sizeof(uint64_t));
+    ss->present = zc__calloc(n, sizeof(bool));
+    l.keys = zc__malloc_array(n, KEY_LEN);
+    l.reqs = zc__calloc(n, sizeof(store_req));
+    int rc = 0;
+    if (!ss->index || !ss->present || !l.keys || !l.reqs) {
+        rc = ZC_ENOMEM;
+        goto out;
+    }
+    for (size_t t = 0; t < n; t++) {
+        int64_t c[ZC_MAX_DIMS];
+        shard_coord(ss, t, c);
+        if ((rc = zarr_chunk_key(a, c, l.keys[t], KEY_LEN)) < 0) goto out;
+        l.reqs[t] = (store_req){.key = l.keys[t], .offset = 0, .length = a->index_nbytes,
+                                .from_end = a->m.index_at_end};
+    }
+    if ((rc = store_get_many(a->st, l.reqs, n)) < 0) goto out;
+    rc = pool_for(p, n, width, decode_one, &l);
+out:
+    if (l.reqs)
+        for (size_t t = 0; t < n; t++) zc__free(l.reqs[t].data);
+    zc__free(l.reqs);
+    zc__free(l.keys);
+    return rc;
+}
+
+int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord, char *key, size_t keysize,
+                     uint64_t *off, uint64_t *len)
+{
+    size_t t = 0;
+    int64_t inner = 0, sc[ZC_MAX_DIMS];
+    for (int d = 0; d < ss->ndim; d++) {
+        sc[d] = coord[d] / ss->ratio[d];
+        t = t * (size_t)ss->nids[d] + (size_t)find(ss->ids[d], ss->nids[d], sc[d]);
+        inner = inner * ss->ratio[d] + coord[d] % ss->ratio[d];
+    }
+    *off = UINT64_MAX;
+    *len = 0;
+    if (!ss->present[t]) return 0;
+    const uint64_t *e = ss->index + (t * (size_t)a->inner_per_shard + (size_t)inner) * 2;
+    if (e[0] == UINT64_MAX && e[1] == UINT64_MAX) return 0;
+    *off = e[0];
+    *len = e[1];
+    return zarr_chunk_key(a, sc, key, keysize);
+}
+
+void shard_set_free(shard_set *ss)
+{
+    for (int d = 0; d < ZC_MAX_DIMS; d++) zc__free(ss->ids[d]);
+    zc__free(ss->index);
+    zc__free(ss->present);
+    memset(ss, 0, sizeof *ss);
+}

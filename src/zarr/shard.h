@@ -1,0 +1,33 @@
+/* zarr/shard.h — shard indexes of the shards a selection touches.
+ *
+ * Shard object layout (sharding_indexed):
+ *   [index if at start] inner chunk bytes … [index if at end]
+ *   index = C-order grid of inner chunks × (offset u64, nbytes u64), then its
+ *   own codecs (bytes little + crc32c by default); (2^64-1, 2^64-1) = empty. */
+#ifndef ZC_ZARR_SHARD_H
+#define ZC_ZARR_SHARD_H
+
+#include "zarr/select.h"
+
+typedef struct {
+    int ndim;
+    int64_t ratio[ZC_MAX_DIMS];     /* inner chunks per shard, per dimension */
+    int64_t *ids[ZC_MAX_DIMS];      /* touched shard coordinates per dimension (sorted) */
+    int64_t nids[ZC_MAX_DIMS];
+    size_t nshards;                 /* product of nids */
+    uint64_t *index;                /* nshards × inner_per_shard × 2 */
+    bool *present;                  /* per touched shard: object exists */
+} shard_set;
+
+/* Fetch and check the indexes of every shard the selection touches. */
+int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int width);
+/* Where inner chunk `coord` (inner-grid coordinates) lives: shard key and byte
+ * range; *off = UINT64_MAX if it is empty or its shard is absent. */
+int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord, char *key, size_t keysize,
+                     uint64_t *off, uint64_t *len);
+void shard_set_free(shard_set *ss);
+
+/* Check a decoded index against the shard's size; names the shard on failure. */
+int shard_index_check(const zc_zarr *a, const uint64_t *index, uint64_t shard_size, const char *key);
+
+#endif
