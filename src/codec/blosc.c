@@ -1,0 +1,184 @@
+/* codec/blosc.c — the "blosc" compressor (Zarr v3 "blosc", numcodecs id
+ * "blosc"), c-blosc 1.x format.
+ *
+ * Bytes: one blosc1 buffer. Its 16-byte header:
+ *
+ *   0 version  1 compressor version  2 flags  3 typesize
+ *   4 nbytes (LE32, decoded size)  8 blocksize (LE32)  12 cbytes (LE32, = n)
+ *
+ * flags bit 0 byte shuffle, bit 1 plain copy, bit 2 bit shuffle, bits 5-7 the
+ * compressor format (0 blosclz, 1 lz4/lz4hc, 2 snappy, 3 zlib, 4 zstd).
+ *
+ * Config (zarr-python 3, v3): {"typesize": int, "cname": str, "clevel": 0..9,
+ * "shuffle": "noshuffle"|"shuffle"|"bitshuffle", "blocksize": int}.
+ * numcodecs (v2): {"id": "blosc", "cname", "clevel", "shuffle": 0|1|2|-1,
+ * "blocksize"}; -1 (AUTOSHUFFLE) means bit shuffle for 1-byte items, else byte
+ * shuffle. typesize, when absent, is the array's item size (ctx->dtype.size);
+ * v2 output leaves it out, as numcodecs 0.11 does not accept it.
+ *
+ * Decoding validates the header against the input length
+ * (blosc_cbuffer_validate), refuses a declared size above `cap`, and then
+ * decompresses with the context API on the calling thread (no global lock, no
+ * blosc threads), since zarr/ runs many decodes at once on its own pool. */
+#include <blosc.h>
+#include <string.h>
+
+#include "codec/compress_common.h"
+#include "core/alloc.h"
+#include "core/checked.h"
+#include "core/error.h"
+
+static const char *const cnames[] = {"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"};
+/* by header compressor format (flags >> 5), a cname blosc decodes it with */
+static const char *const formats[] = {"blosclz", "lz4", "snappy", "zlib", "zstd"};
+static const char *const shuffles[] = {"noshuffle", "shuffle", "bitshuffle"};
+
+typedef struct {
+    const char *cname; /* one of cnames[] */
+    int clevel;        /* 0..9 */
+    int shuffle;       /* -1 auto, 0 none, 1 byte, 2 bit */
+    size_t typesize;   /* item size for shuffling (>= 1) */
+    size_t blocksize;  /* 0: blosc chooses */
+} blosc_state;
+
+static int create(const json_t *cfg, const codec_ctx *ctx, void **state)
+{
+    const char *cname;
+    long long clevel, shuffle = 1, typesize, blocksize;
+    ZC_TRY(codec_b2b_cfg_str(cfg, "blosc", "cname", "lz4", &cname));
+    ZC_TRY(codec_b2b_cfg_int(cfg, "blosc", "clevel", 5, 0, 9, &clevel));
+    ZC_TRY(codec_b2b_cfg_int(cfg, "blosc", "typesize", ctx->dtype.size ? (long long)ctx->dtype.size : 1,
+                             1, INT32_MAX, &typesize));
+    ZC_TRY(codec_b2b_cfg_int(cfg, "blosc", "blocksize", 0, 0, INT32_MAX, &blocksize));
+    const json_t *sh = cfg ? json_object_get(cfg, "shuffle") : NULL;
+    if (ctx->zarr_format == 3 && json_is_string(sh)) {
+        const char *v = json_string_value(sh);
+        for (shuffle = 0; shuffle < 3 && strcmp(v, shuffles[shuffle]); shuffle++) {}
+        if (shuffle == 3)
+            return zc__err(ZC_EFORMAT,
+                           "blosc: 'shuffle' is '%s', not 'noshuffle', 'shuffle' or 'bitshuffle'", v);
+    } else if (ctx->zarr_format == 3 && sh && !json_is_null(sh)) {
+        return zc__err(ZC_EFORMAT, "blosc: 'shuffle' must be 'noshuffle', 'shuffle' or 'bitshuffle'");
+    } else {
+        ZC_TRY(codec_b2b_cfg_int(cfg, "blosc", "shuffle", 1, -1, 2, &shuffle));
+    }
+    size_t i = 0;
+    while (i < sizeof cnames / sizeof cnames[0] && strcmp(cname, cnames[i])) i++;
+    if (i == sizeof cnames / sizeof cnames[0])
+        return zc__err(ZC_EUNSUPPORTED, "blosc: unknown cname '%s' (blosc has %s)", cname,
+                       blosc_list_compressors());
+    blosc_state *s = zc__malloc(sizeof *s);
+    if (!s) return ZC_ENOMEM;
+    s->cname = cnames[i];
+    s->clevel = (int)clevel;
+    s->shuffle = (int)shuffle;
+    s->typesize = (size_t)typesize;
+    s->blocksize = (size_t)blocksize;
+    *state = s;
+    return 0;
+}
+
+static void destroy(void *state) { zc__free(state); }
+
+/* Check the header against n; give the decoded size. */
+static int check_header(const void *src, size_t n, size_t *nbytes)
+{
+    if (n < BLOSC_MIN_HEADER_LENGTH)
+        return zc__err(ZC_ECORRUPT, "blosc: %zu bytes is shorter than the %d-byte header", n,
+                       BLOSC_MIN_HEADER_LENGTH);
+    if (blosc_cbuffer_validate(src, n, nbytes) < 0) {
+        size_t hn, hc, hb;
+        blosc_cbuffer_sizes(src, &hn, &hc, &hb);
+        return zc__err(ZC_ECORRUPT,
+                       "blosc: invalid header (version %u, %zu bytes stored of %zu given, %zu decoded)",
+                       ((const unsigned char *)src)[0], hc, n, hn);
+    }
+    return 0;
+}
+
+static int decoded_size(void *state, const void *src, size_t n, size_t *size, bool *known)
+{
+    ZC_TRY(check_header(src, n, size));
+    *known = true;
+    return 0;
+}
+
+static int decode(void *state, const void *src, size_t n, void *dst, size_t cap, size_t *written)
+{
+    size_t nbytes;
+    ZC_TRY(check_header(src, n, &nbytes));
+    if (nbytes > cap)
+        return zc__err(ZC_ECORRUPT, "blosc: header declares %zu decoded bytes, more than the %zu expected",
+                       nbytes, cap);
+    if (nbytes == 0) {
+        *written = 0;
+        return 0;
+    }
+    unsigned flags = ((const unsigned char *)src)[2];
+    if (!(flags & BLOSC_MEMCPYED)) {
+        unsigned fmt = flags >> 5;
+        if (fmt >= sizeof formats / sizeof formats[0])
+            return zc__err(ZC_ECORRUPT, "blosc: unknown compressor format %u in header", fmt);
+        if (blosc_compname_to_compcode(formats[fmt]) < 0)
+            return zc__err(ZC_EUNSUPPORTED, "blosc: data compressed with %s, which this blosc lacks",
+                           formats[fmt]);
+    }
+    int r = blosc_decompress_ctx(src, dst, cap, 1);
+    if (r <= 0 || (size_t)r != nbytes)
+        return zc__err(ZC_ECORRUPT, "blosc: corrupt data (%zu bytes, %zu decoded expected, error %d)", n,
+                       nbytes, r);
+    *written = nbytes;
+    return 0;
+}
+
+static int resolved_shuffle(const blosc_state *s)
+{
+    if (s->shuffle >= 0) return s->shuffle;
+    return s->typesize == 1 ? BLOSC_BITSHUFFLE : BLOSC_SHUFFLE;
+}
+
+static int encode(void *state, const void *src, size_t n, zc_buf *out)
+{
+    const blosc_state *s = state;
+    if (n > BLOSC_MAX_BUFFERSIZE)
+        return zc__err(ZC_EOVERFLOW, "blosc: %zu bytes is more than blosc can compress (%d)", n,
+                       BLOSC_MAX_BUFFERSIZE);
+    if (blosc_compname_to_compcode(s->cname) < 0)
+        return zc__err(ZC_EUNSUPPORTED, "blosc: this blosc cannot compress with '%s' (it has %s)",
+                       s->cname, blosc_list_compressors());
+    size_t room = n + BLOSC_MAX_OVERHEAD, need;
+    if (ck_add_sz(out->size, room, &need)) return zc__err(ZC_EOVERFLOW, "blosc: encoded size overflows");
+    ZC_TRY(buf_reserve(out, need));
+    int r = blosc_compress_ctx(s->clevel, resolved_shuffle(s), s->typesize, n, src,
+                               out->data + out->size, room, s->cname, s->blocksize, 1);
+    if (r <= 0) return zc__err(ZC_EINTERNAL, "blosc: compression of %zu bytes failed (%d)", n, r);
+    out->size += (size_t)r;
+    return 0;
+}
+
+static json_t *to_json(void *state, int zarr_format)
+{
+    const blosc_state *s = state;
+    json_t *conf;
+    if (zarr_format == 3)
+        conf = json_pack("{s:I, s:s, s:i, s:s, s:I}", "typesize", (json_int_t)s->typesize, "cname",
+                         s->cname, "clevel", s->clevel, "shuffle", shuffles[resolved_shuffle(s)],
+                         "blocksize", (json_int_t)s->blocksize);
+    else
+        conf = json_pack("{s:s, s:i, s:i, s:I}", "cname", s->cname, "clevel", s->clevel, "shuffle",
+                         s->shuffle, "blocksize", (json_int_t)s->blocksize);
+    return conf ? codec_b2b_json("blosc", "blosc", zarr_format, conf) : NULL;
+}
+
+const codec_type codec_blosc = {
+    .version = 1,
+    .name = "blosc",
+    .v2_id = "blosc",
+    .kind = CODEC_B2B,
+    .create = create,
+    .destroy = destroy,
+    .decode = decode,
+    .decoded_size = decoded_size,
+    .encode = encode,
+    .to_json = to_json,
+};
