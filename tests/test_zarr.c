@@ -1,0 +1,470 @@
+/* tests/test_zarr.c — arrays: create, write and read hyperslabs against an
+ * in-memory reference, sharding, fill values, and bad input. */
+#include <jansson.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+
+/* Reference: a dense C-order int32 array; element value = f(linear index). */
+typedef struct {
+    int ndim;
+    int64_t shape[4];
+    int32_t *data;
+    size_t n;
+} ref_array;
+
+static size_t lin(const ref_array *r, const int64_t *idx)
+{
+    size_t k = 0;
+    for (int d = 0; d < r->ndim; d++) k = k * (size_t)r->shape[d] + (size_t)idx[d];
+    return k;
+}
+
+/* Copy selection between reference and a packed buffer (dir 0: ref→buf, 1: buf→ref). */
+static size_t ref_sel(ref_array *r, const zc_range *sel, int32_t *buf, int dir)
+{
+    int64_t idx[4], cnt[4], k[4] = {0};
+    size_t total = 1;
+    for (int d = 0; d < r->ndim; d++) {
+        cnt[d] = sel[d].stop > sel[d].start ? (sel[d].stop - sel[d].start - 1) / sel[d].step + 1 : 0;
+        total *= (size_t)cnt[d];
+    }
+    for (size_t i = 0; i < total; i++) {
+        for (int d = 0; d < r->ndim; d++) idx[d] = sel[d].start + k[d] * sel[d].step;
+        if (dir == 0) buf[i] = r->data[lin(r, idx)];
+        else r->data[lin(r, idx)] = buf[i];
+        for (int d = r->ndim - 1; d >= 0; d--) {
+            if (++k[d] < cnt[d]) break;
+            k[d] = 0;
+        }
+    }
+    return total;
+}
+
+static void random_sel(const ref_array *r, zc_range *sel)
+{
+    for (int d = 0; d < r->ndim; d++) {
+        int64_t a = rnd_in(0, r->shape[d]), b = rnd_in(0, r->shape[d]);
+        if (a > b) { int64_t t = a; a = b; b = t; }
+        sel[d] = (zc_range){a, b, rnd() % 3 ? 1 : rnd_in(1, 5)};
+    }
+}
+
+/* Write random regions, read random regions, compare with the reference. */
+static void exercise(const char *url, zc_zarr_create_opts *o, int rounds)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open(url, ZC_STORE_CREATE, &st));
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_create(st, "grp/arr", o, &a));
+    if (!a) { zc_store_close(st); return; }
+    ref_array r = {.ndim = o->ndim};
+    r.n = 1;
+    for (int d = 0; d < o->ndim; d++) {
+        r.shape[d] = o->shape[d];
+        r.n *= (size_t)o->shape[d];
+    }
+    r.data = calloc(r.n ? r.n : 1, sizeof(int32_t));
+    int32_t fill = o->fill_value ? atoi(o->fill_value) : 0;
+    for (size_t i = 0; i < r.n; i++) r.data[i] = fill;
+    int32_t *buf = malloc((r.n + 1) * sizeof(int32_t)), *got = malloc((r.n + 1) * sizeof(int32_t));
+    for (int round = 0; round < rounds; round++) {
+        zc_range sel[4];
+        random_sel(&r, sel);
+        size_t n = 1;
+        for (int d = 0; d < r.ndim; d++) n *= (size_t)(sel[d].stop > sel[d].start ? (sel[d].stop - sel[d].start - 1) / sel[d].step + 1 : 0);
+        for (size_t i = 0; i < n; i++) buf[i] = (int32_t)(rnd() % 1000) - 500;
+        if (round % 4 == 3) for (size_t i = 0; i < n; i++) buf[i] = fill; /* make some chunks empty again */
+        CHECK_OK(zc_zarr_write(a, sel, buf, n * sizeof(int32_t)));
+        ref_sel(&r, sel, buf, 1);
+        random_sel(&r, sel);
+        n = ref_sel(&r, sel, buf, 0);
+        memset(got, 0x5a, n * sizeof(int32_t));
+        CHECK_OK(zc_zarr_read(a, sel, got, n * sizeof(int32_t)));
+        if (memcmp(got, buf, n * sizeof(int32_t))) {
+            fprintf(stderr, "round %d: read differs from reference\n", round);
+            CHECK(0);
+            break;
+        }
+    }
+    /* reopen and read everything */
+    zc_zarr_close(a);
+    CHECK_OK(zc_zarr_open(st, "grp/arr", &a));
+    if (a) {
+        CHECK_OK(zc_zarr_read(a, NULL, got, r.n * sizeof(int32_t)));
+        CHECK(!memcmp(got, r.data, r.n * sizeof(int32_t)));
+        zc_zarr_close(a);
+    }
+    free(buf);
+    free(got);
+    free(r.data);
+    zc_store_close(st);
+}
+
+static zc_zarr_create_opts opts_3d(int fmt, const char *codec)
+{
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.zarr_format = fmt;
+    o.ndim = 3;
+    o.shape[0] = 13; o.shape[1] = 17; o.shape[2] = 9;
+    o.chunks[0] = 4; o.chunks[1] = 5; o.chunks[2] = 9;
+    o.dtype = ZC_INT32;
+    o.codec = codec;
+    return o;
+}
+
+TEST(roundtrip_v3_zstd)
+{
+    zc_zarr_create_opts o = opts_3d(3, "zstd:1");
+    exercise("memory://rt_v3", &o, 60);
+}
+
+TEST(roundtrip_v2_blosc_f_order)
+{
+    zc_zarr_create_opts o = opts_3d(2, "blosc:lz4:5:shuffle");
+    o.order = 'F';
+    o.fill_value = "-7";
+    exercise("memory://rt_v2", &o, 60);
+}
+
+TEST(roundtrip_v2_nested_keys_uncompressed)
+{
+    zc_zarr_create_opts o = opts_3d(2, "none");
+    o.separator = '/';
+    exercise("memory://rt_v2n", &o, 40);
+}
+
+TEST(roundtrip_v3_sharded)
+{
+    zc_zarr_create_opts o = opts_3d(3, "gzip:1");
+    o.shards[0] = 8; o.shards[1] = 10; o.shards[2] = 9;
+    exercise("memory://rt_sh", &o, 60);
+}
+
+TEST(roundtrip_filesystem_sharded_and_plain)
+{
+    char dir[] = "/tmp/zc_test_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    zc_zarr_create_opts o = opts_3d(3, "zstd");
+    o.shards[0] = 4; o.shards[1] = 10; o.shards[2] = 9;
+    exercise(dir, &o, 30);
+    zc_zarr_create_opts p = opts_3d(2, "zlib:1");
+    p.overwrite = 1;
+    exercise(dir, &p, 30);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+TEST(zero_dim_and_empty)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://zd", 0, &st));
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 0;
+    o.dtype = ZC_FLOAT64;
+    o.fill_value = "\"NaN\"";
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_create(st, "scalar", &o, &a));
+    double v = 0;
+    CHECK_OK(zc_zarr_read(a, NULL, &v, sizeof v));
+    CHECK(v != v); /* NaN fill */
+    v = 2.5;
+    CHECK_OK(zc_zarr_write(a, NULL, &v, sizeof v));
+    v = 0;
+    CHECK_OK(zc_zarr_read(a, NULL, &v, sizeof v));
+    CHECK(v == 2.5);
+    zc_zarr_close(a);
+    o.ndim = 2;
+    o.shape[0] = 0; o.shape[1] = 5;
+    o.chunks[0] = 2; o.chunks[1] = 2;
+    CHECK_OK(zc_zarr_create(st, "empty", &o, &a));
+    CHECK_OK(zc_zarr_read(a, NULL, &v, 0));
+    zc_zarr_close(a);
+    zc_store_close(st);
+}
+
+TEST(write_empty_chunks_skips_fill)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://wec", 0, &st));
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 1;
+    o.shape[0] = 100;
+    o.chunks[0] = 10;
+    o.dtype = ZC_UINT8;
+    o.fill_value = "3";
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_create(st, "a", &o, &a));
+    uint8_t buf[100];
+    memset(buf, 3, sizeof buf);
+    buf[55] = 9;
+    CHECK_OK(zc_zarr_write(a, NULL, buf, sizeof buf));
+    zc_zarr_stats_t s;
+    CHECK_OK(zc_zarr_stats(a, &s));
+    CHECK(s.chunks_total == 10 && s.chunks_stored == 1);
+    CHECK(s.bytes_decoded == 100);
+    zc_zarr_close(a);
+    o.write_empty_chunks = 1;
+    o.overwrite = 1;
+    CHECK_OK(zc_zarr_create(st, "a", &o, &a));
+    CHECK_OK(zc_zarr_write(a, NULL, buf, sizeof buf));
+    CHECK_OK(zc_zarr_stats(a, &s));
+    CHECK(s.chunks_stored == 10);
+    zc_zarr_close(a);
+    zc_store_close(st);
+}
+
+TEST(dtypes_roundtrip)
+{
+    const char *names[] = {"bool", "int8", "int16", "int64", "uint16", "uint32", "uint64", "float16",
+                           "float32", "float64", "complex64", "complex128", "|S5", "<U3"};
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://dt", 0, &st));
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+            o.zarr_format = fmt;
+            o.ndim = 2;
+            o.shape[0] = 7; o.shape[1] = 6;
+            o.chunks[0] = 3; o.chunks[1] = 4;
+            CHECK_OK(zc_dtype_parse(names[i], &o.dtype, &o.itemsize));
+            o.codec = "blosc:zstd:3:bitshuffle";
+            zc_zarr *a;
+            char path[64];
+            snprintf(path, sizeof path, "v%d/%zu", fmt, i);
+            CHECK_OK(zc_zarr_create(st, path, &o, &a));
+            if (!a) continue;
+            size_t n = 42 * o.itemsize;
+            unsigned char *src = malloc(n), *dst = malloc(n);
+            for (size_t k = 0; k < n; k++) src[k] = (unsigned char)(rnd() & (o.dtype == ZC_BOOL ? 1 : 0xff));
+            CHECK_OK(zc_zarr_write(a, NULL, src, n));
+            zc_zarr_close(a);
+            CHECK_OK(zc_zarr_open(st, path, &a));
+            CHECK_OK(zc_zarr_read(a, NULL, dst, n));
+            if (memcmp(src, dst, n)) fprintf(stderr, "dtype %s v%d differs\n", names[i], fmt);
+            CHECK(!memcmp(src, dst, n));
+            zc_zarr_close(a);
+            free(src);
+            free(dst);
+        }
+    }
+    zc_store_close(st);
+}
+
+/* ---- bad input ---- */
+
+static void put_text(zc_store *st, const char *key, const char *text);
+
+static zc_store *bad_store(const char *name)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open(name, 0, &st));
+    return st;
+}
+
+#include "store/store.h" /* test-only: write raw objects */
+static void put_text(zc_store *st, const char *key, const char *text)
+{
+    CHECK_OK(store_put(st, key, text, strlen(text)));
+}
+
+#define V2_META(shape, chunks, dtype, comp)                                                        \
+    "{\"zarr_format\":2,\"shape\":" shape ",\"chunks\":" chunks ",\"dtype\":\"" dtype               \
+    "\",\"compressor\":" comp ",\"fill_value\":0,\"filters\":null,\"order\":\"C\"}"
+
+TEST(bad_metadata)
+{
+    zc_store *st = bad_store("memory://badmeta");
+    zc_zarr *a;
+    put_text(st, "j/.zarray", "{\"zarr_format\": 2, \"shape\": [");
+    CHECK_ERR(zc_zarr_open(st, "j", &a), ZC_EFORMAT, "j/.zarray");
+    put_text(st, "neg/.zarray", V2_META("[-4]", "[2]", "<i4", "null"));
+    CHECK_ERR(zc_zarr_open(st, "neg", &a), ZC_EFORMAT, "negative");
+    put_text(st, "ovf/.zarray", V2_META("[4611686018427387904, 4611686018427387904]", "[1,1]", "<i4", "null"));
+    CHECK_ERR(zc_zarr_open(st, "ovf", &a), ZC_EOVERFLOW, "overflow");
+    put_text(st, "zc/.zarray", V2_META("[4]", "[0]", "<i4", "null"));
+    CHECK_ERR(zc_zarr_open(st, "zc", &a), ZC_EFORMAT, "chunk");
+    put_text(st, "codec/.zarray", V2_META("[4]", "[2]", "<i4", "{\"id\":\"snappy9\"}"));
+    CHECK_ERR(zc_zarr_open(st, "codec", &a), ZC_EUNSUPPORTED, "snappy9");
+    put_text(st, "obj/.zarray", V2_META("[4]", "[2]", "|O", "null"));
+    CHECK_ERR(zc_zarr_open(st, "obj", &a), ZC_EUNSUPPORTED, "|O");
+    put_text(st, "v3/zarr.json",
+             "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[4],\"data_type\":\"int8\","
+             "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[2]}},"
+             "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":0,"
+             "\"codecs\":[{\"name\":\"bytes\"}],\"my_ext\":{\"must_understand\":true}}");
+    CHECK_ERR(zc_zarr_open(st, "v3", &a), ZC_EUNSUPPORTED, "my_ext");
+    put_text(st, "v3b/zarr.json",
+             "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[4],\"data_type\":\"int8\","
+             "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[2]}},"
+             "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":0,"
+             "\"codecs\":[{\"name\":\"bytes\"}],\"my_ext\":{\"must_understand\":false}}");
+    CHECK_OK(zc_zarr_open(st, "v3b", &a));
+    zc_zarr_close(a);
+    CHECK_ERR(zc_zarr_open(st, "nothing", &a), ZC_ENOENT, "nothing");
+    CHECK_ERR(zc_zarr_open(st, "../escape", &a), ZC_EINVAL, "..");
+    zc_store_close(st);
+}
+
+static zc_zarr *small_array(zc_store *st, const char *path, const char *codec, int sharded)
+{
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 1;
+    o.shape[0] = 64;
+    o.chunks[0] = 16;
+    if (sharded) o.shards[0] = 32;
+    o.dtype = ZC_INT32;
+    o.codec = codec;
+    zc_zarr *a = NULL;
+    CHECK_OK(zc_zarr_create(st, path, &o, &a));
+    int32_t v[64];
+    for (int i = 0; i < 64; i++) v[i] = i * 7 + 1;
+    CHECK_OK(zc_zarr_write(a, NULL, v, sizeof v));
+    return a;
+}
+
+TEST(bad_chunks)
+{
+    zc_store *st = bad_store("memory://badchunk");
+    int32_t out[64];
+    zc_zarr *a = small_array(st, "raw", "none", 0);
+    /* wrong size (truncated) uncompressed chunk */
+    put_text(st, "raw/c/1", "abc");
+    CHECK_ERR(zc_zarr_read(a, NULL, out, sizeof out), ZC_ECORRUPT, "raw/c/1");
+    zc_zarr_close(a);
+    a = small_array(st, "z", "zstd", 0);
+    put_text(st, "z/c/2", "\x28\xb5\x2f\xfd garbage garbage");
+    CHECK_ERR(zc_zarr_read(a, NULL, out, sizeof out), ZC_ECORRUPT, "z/c/2");
+    zc_zarr_close(a);
+    /* crc32c mismatch: flip a byte of a checksummed chunk */
+    a = small_array(st, "crc", "zstd,crc32c", 0);
+    void *data;
+    size_t n;
+    CHECK_OK(store_get(st, "crc/c/0", &data, &n));
+    ((unsigned char *)data)[n / 2] ^= 0x40;
+    CHECK_OK(store_put(st, "crc/c/0", data, n));
+    zc_free(data);
+    CHECK_ERR(zc_zarr_read(a, NULL, out, sizeof out), ZC_ECHECKSUM, "crc/c/0");
+    zc_zarr_close(a);
+    zc_store_close(st);
+}
+
+TEST(bad_shards)
+{
+    zc_store *st = bad_store("memory://badshard");
+    int32_t out[64];
+    zc_zarr *a = small_array(st, "s", "none", 1);
+    CHECK_OK(zc_zarr_read(a, NULL, out, sizeof out));
+    CHECK(out[63] == 63 * 7 + 1);
+    void *data;
+    size_t n;
+    CHECK_OK(store_get(st, "s/c/0", &data, &n));
+    /* index at the end: 2 entries × 16 bytes + crc32c. Point entry 1 past the end. */
+    unsigned char *idx = (unsigned char *)data + n - 36;
+    uint64_t off = 1000000;
+    memcpy(idx + 16, &off, 8);
+    CHECK_OK(store_put(st, "s/c/0", data, n));
+    CHECK_ERR(zc_zarr_read(a, NULL, out, sizeof out), ZC_ECHECKSUM, "s/c/0"); /* crc catches it first */
+    /* now with a matching crc: the index check must catch it */
+    zc_store *st2 = bad_store("memory://badshard2");
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 1;
+    o.shape[0] = 64;
+    o.chunks[0] = 16;
+    o.shards[0] = 32;
+    o.dtype = ZC_INT32;
+    o.codec = "none";
+    zc_zarr *b;
+    CHECK_OK(zc_zarr_create(st2, "s", &o, &b));
+    /* rewrite metadata without crc32c in the index codecs */
+    put_text(st2, "s/zarr.json",
+             "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[64],\"data_type\":\"int32\","
+             "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[32]}},"
+             "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":0,"
+             "\"codecs\":[{\"name\":\"sharding_indexed\",\"configuration\":{\"chunk_shape\":[16],"
+             "\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}],"
+             "\"index_codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}],"
+             "\"index_location\":\"end\"}}]}");
+    zc_zarr_close(b);
+    CHECK_OK(zc_zarr_open(st2, "s", &b));
+    int32_t v[64] = {1};
+    CHECK_OK(zc_zarr_write(b, NULL, v, sizeof v));
+    zc_free(data);
+    CHECK_OK(store_get(st2, "s/c/0", &data, &n));
+    idx = (unsigned char *)data + n - 32;
+    memcpy(idx + 16, &off, 8);
+    CHECK_OK(store_put(st2, "s/c/0", data, n));
+    CHECK_ERR(zc_zarr_read(b, NULL, out, sizeof out), ZC_ECORRUPT, "outside the shard");
+    /* truncated shard shorter than its index */
+    put_text(st2, "s/c/1", "xyz");
+    zc_range r = {32, 64, 1};
+    CHECK_ERR(zc_zarr_read(b, &r, out, sizeof out), ZC_ECORRUPT, "s/c/1");
+    zc_free(data);
+    zc_zarr_close(b);
+    zc_zarr_close(a);
+    zc_store_close(st2);
+    zc_store_close(st);
+}
+
+TEST(bad_selections)
+{
+    zc_store *st = bad_store("memory://badsel");
+    zc_zarr *a = small_array(st, "a", "none", 0);
+    int32_t out[64];
+    zc_range r = {0, 65, 1};
+    CHECK_ERR(zc_zarr_read(a, &r, out, sizeof out), ZC_ERANGE, "dimension 0");
+    r = (zc_range){-1, 5, 1};
+    CHECK_ERR(zc_zarr_read(a, &r, out, sizeof out), ZC_ERANGE, "dimension 0");
+    r = (zc_range){0, 5, 0};
+    CHECK_ERR(zc_zarr_read(a, &r, out, sizeof out), ZC_ERANGE, "step");
+    r = (zc_range){0, 64, 1};
+    CHECK_ERR(zc_zarr_read(a, &r, out, 10), ZC_EINVAL, "too small");
+    CHECK_ERR(zc_zarr_write(a, &r, out, 10), ZC_EINVAL, "too small");
+    zc_zarr_close(a);
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 2;
+    o.shape[0] = INT64_MAX / 2; o.shape[1] = 8;
+    o.chunks[0] = 1; o.chunks[1] = 1;
+    o.dtype = ZC_INT32;
+    CHECK_ERR(zc_zarr_create(st, "huge", &o, &a), ZC_EOVERFLOW, "overflow");
+    o.shape[0] = -3;
+    CHECK_ERR(zc_zarr_create(st, "neg", &o, &a), ZC_EINVAL, "negative");
+    zc_store_close(st);
+}
+
+TEST(alloc_failures_leave_no_leaks)
+{
+    /* Fail the k-th allocation of a sharded write+read for k = 1, 2, ...: each
+     * call fails cleanly with ZC_ENOMEM or succeeds; ASan checks for leaks. */
+    for (long k = 1; k < 400; k++) {
+        zc_store *st;
+        if (zc_store_open("memory://oom", 0, &st)) continue;
+        zc_zarr_create_opts o = opts_3d(3, "zstd");
+        o.shards[0] = 8; o.shards[1] = 10; o.shards[2] = 9;
+        zc_zarr *a = NULL;
+        int32_t buf[13 * 17 * 9];
+        for (int i = 0; i < 13 * 17 * 9; i++) buf[i] = i;
+        zc_test_fail_alloc(k, 0);
+        int rc = zc_zarr_create(st, "x", &o, &a);
+        if (rc == 0) rc = zc_zarr_write(a, NULL, buf, sizeof buf);
+        if (rc == 0) rc = zc_zarr_read(a, NULL, buf, sizeof buf);
+        int failed = zc_test_fail_alloc(0, 0);
+        CHECK(rc == 0 || rc == ZC_ENOMEM);
+        if (rc != 0 && rc != ZC_ENOMEM) fprintf(stderr, "k=%ld: %s %s\n", k, zc_errname(rc), zc_errmsg());
+        zc_zarr_close(a);
+        zc_store_close(st);
+        if (!failed) break; /* got past every allocation */
+    }
+}
