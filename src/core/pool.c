@@ -42,6 +42,8 @@ struct pool {
 
 static _Thread_local bool in_task;
 
+int pool_in_task(void) { return in_task; }
+
 static void run_indices(job *j)
 {
     int slot = atomic_fetch_add(&j->joined, 1);

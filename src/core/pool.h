@@ -31,6 +31,8 @@ int pool_size(const pool *p);
 /* The process-wide pool: ZC_NUM_THREADS or the number of online CPUs. Never NULL
  * unless thread creation fails (then NULL: callers run inline). */
 pool *pool_default(void);
+/* 1 if the calling thread is running a pool task (a pool_for from here runs inline). */
+int pool_in_task(void);
 /* Number of online CPUs (>= 1). */
 int pool_ncpu(void);
 

@@ -23,9 +23,10 @@
 typedef struct {
     /* in */
     const char *key;    /* key to read */
-    uint64_t offset;    /* first byte; with from_end, counted back from the end */
+    uint64_t offset;    /* first byte; with from_end, bytes between the range's end and the object's end */
     uint64_t length;    /* bytes to read, or STORE_TO_END */
-    bool from_end;      /* read the last `length` bytes (shard index at end) */
+    bool from_end;      /* range ends `offset` bytes before the end: {offset 0, length N} reads
+                         * the last N bytes (shard index at end); see store_resolve_range */
     void *buf;          /* optional caller buffer to read into (must hold the range) */
     size_t buf_cap;     /* capacity of buf */
     /* out */
@@ -53,6 +54,9 @@ typedef struct store_vtable {
      * non-zero stops the listing and is returned. */
     int (*list_dir)(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
     void (*close)(store *s);
+    /* Optional (may be NULL): call fn(key, ctx) for every object anywhere below
+     * `prefix` ("" = all), keys relative to the root, no folders. Same stop rule. */
+    int (*list_prefix)(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
 } store_vtable;
 
 /* Every store starts with this header; backends embed it first. */
@@ -62,7 +66,27 @@ struct zc_store {
     char *url;          /* as opened, for messages */
 };
 
+#define STORE_KEY_MAX 4096 /* longest key, in bytes */
+
+/* 0 if `key` is a valid key, else ZC_EINVAL naming it and the rule broken. */
 int store_key_check(const char *key);
+/* Same for a listing prefix: "" (the root) is valid, and one trailing '/' is allowed. */
+int store_prefix_check(const char *prefix);
+
+/* Resolve a request's byte range against an object of `total` bytes:
+ * plain: [offset, offset + length); from_end: [total - offset - length, total - offset);
+ * length STORE_TO_END takes everything from the start (plain) or up to the end
+ * (from_end). Returns ZC_ERANGE (no message) if the range does not fit. */
+static inline int store_resolve_range(const store_req *r, uint64_t total, uint64_t *start, uint64_t *len)
+{
+    if (r->offset > total) return ZC_ERANGE;
+    uint64_t avail = total - r->offset, n = r->length;
+    if (n == STORE_TO_END) n = avail;
+    else if (n > avail) return ZC_ERANGE;
+    *start = r->from_end ? avail - n : r->offset;
+    *len = n;
+    return 0;
+}
 
 /* Backends (one file each). */
 int store_fs_open(const char *path, unsigned flags, store **out);
@@ -75,5 +99,7 @@ int store_put(store *s, const char *key, const void *data, size_t size);
 int store_erase(store *s, const char *key);
 int store_size(store *s, const char *key, uint64_t *size);
 int store_list_dir(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
+/* Every object below prefix, recursively (vt->list_prefix, or list_dir walked). */
+int store_list_prefix(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
 
 #endif

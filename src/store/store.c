@@ -1,0 +1,139 @@
+/* store/store.c — zc_store_open/close (dispatch by URL) and the store_*
+ * wrappers every other layer calls: they check keys and the read-only flag
+ * before a backend sees a request, and name the key and store in errors. */
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/error.h"
+#include "store/store.h"
+
+int zc_store_open(const char *url, unsigned flags, zc_store **out)
+{
+    zc__err_clear();
+    if (!out) return zc__err(ZC_EINVAL, "zc_store_open: out is NULL");
+    *out = NULL;
+    if (!url) return zc__err(ZC_EINVAL, "zc_store_open: url is NULL");
+    if (flags & ~(ZC_STORE_READONLY | ZC_STORE_CREATE))
+        return zc__err(ZC_EINVAL, "zc_store_open: unknown flags 0x%x", flags & ~(ZC_STORE_READONLY | ZC_STORE_CREATE));
+    /* "scheme://rest" when the part before "://" is a URL scheme; else a path. */
+    const char *sep = strstr(url, "://");
+    bool is_url = sep && sep > url && isalpha((unsigned char)url[0]);
+    for (const char *c = url; is_url && c < sep; c++)
+        if (!isalnum((unsigned char)*c) && *c != '+' && *c != '-' && *c != '.') is_url = false;
+    if (!is_url) return store_fs_open(url, flags, out);
+    size_t slen = (size_t)(sep - url);
+    const char *rest = sep + 3;
+    if (slen == 4 && !strncasecmp(url, "file", 4)) {
+        if (!*rest) return zc__err(ZC_EINVAL, "store url \"%s\" has no path", url);
+        return store_fs_open(rest, flags, out);
+    }
+    if (slen == 6 && !strncasecmp(url, "memory", 6)) return store_mem_open(rest, flags, out);
+    return zc__err(ZC_EUNSUPPORTED, "unsupported store scheme \"%.*s\" in \"%s\" (supported: a path, file://, memory://)",
+                   (int)slen, url, url);
+}
+
+void zc_store_close(zc_store *s)
+{
+    if (s) s->vt->close(s);
+}
+
+static int writable(store *s, const char *what, const char *key)
+{
+    if (s->flags & ZC_STORE_READONLY)
+        return zc__err(ZC_EINVAL, "cannot %s \"%s\": store %s is read-only", what, key, s->url);
+    return 0;
+}
+
+int store_get_many(store *s, store_req *reqs, size_t n)
+{
+    if (n && !reqs) return zc__err(ZC_EINVAL, "store_get_many: reqs is NULL");
+    for (size_t i = 0; i < n; i++) {
+        int rc = store_key_check(reqs[i].key);
+        if (rc < 0) {
+            for (size_t j = 0; j < n; j++) {
+                reqs[j].data = NULL;
+                reqs[j].size = 0;
+                reqs[j].total = 0;
+                reqs[j].status = j == i ? rc : ZC_ECANCELED;
+            }
+            return zc__err_wrap(rc, "reading from store %s", s->url);
+        }
+    }
+    return n ? s->vt->get_many(s, reqs, n) : 0;
+}
+
+int store_get(store *s, const char *key, void **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    int rc = store_key_check(key);
+    if (rc < 0) return zc__err_wrap(rc, "reading from store %s", s->url);
+    store_req r = {.key = key, .length = STORE_TO_END};
+    ZC_TRY(s->vt->get_many(s, &r, 1));
+    if (r.status == ZC_ENOENT) return zc__err(ZC_ENOENT, "no key \"%s\" in store %s", key, s->url);
+    if (r.status < 0) return zc__err_wrap(r.status, "reading \"%s\" from store %s", key, s->url);
+    *data = r.data;
+    *size = r.size;
+    return 0;
+}
+
+int store_put(store *s, const char *key, const void *data, size_t size)
+{
+    int rc = store_key_check(key);
+    if (rc < 0) return zc__err_wrap(rc, "writing to store %s", s->url);
+    ZC_TRY(writable(s, "write", key));
+    if (size && !data) return zc__err(ZC_EINVAL, "writing \"%s\": data is NULL", key);
+    rc = s->vt->put(s, key, data, size);
+    if (rc < 0) return zc__err_wrap(rc, "writing \"%s\" to store %s", key, s->url);
+    return 0;
+}
+
+int store_erase(store *s, const char *key)
+{
+    int rc = store_key_check(key);
+    if (rc < 0) return zc__err_wrap(rc, "erasing from store %s", s->url);
+    ZC_TRY(writable(s, "erase", key));
+    rc = s->vt->erase(s, key);
+    if (rc < 0) return zc__err_wrap(rc, "erasing \"%s\" from store %s", key, s->url);
+    return 0;
+}
+
+int store_size(store *s, const char *key, uint64_t *size)
+{
+    *size = 0;
+    int rc = store_key_check(key);
+    if (rc < 0) return zc__err_wrap(rc, "reading from store %s", s->url);
+    return s->vt->size(s, key, size);
+}
+
+int store_list_dir(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx)
+{
+    int rc = store_prefix_check(prefix);
+    if (rc < 0) return zc__err_wrap(rc, "listing store %s", s->url);
+    return s->vt->list_dir(s, prefix, fn, ctx);
+}
+
+/* list_prefix for backends without one: walk list_dir, descending into folders. */
+typedef struct {
+    store *s;
+    int (*fn)(const char *key, void *ctx);
+    void *ctx;
+} walk_ctx;
+
+static int walk_entry(const char *key, void *ctx)
+{
+    walk_ctx *w = ctx;
+    size_t len = strlen(key);
+    if (len && key[len - 1] == '/') return w->s->vt->list_dir(w->s, key, walk_entry, w);
+    return w->fn(key, w->ctx);
+}
+
+int store_list_prefix(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx)
+{
+    int rc = store_prefix_check(prefix);
+    if (rc < 0) return zc__err_wrap(rc, "listing store %s", s->url);
+    if (s->vt->list_prefix) return s->vt->list_prefix(s, prefix, fn, ctx);
+    walk_ctx w = {s, fn, ctx};
+    return s->vt->list_dir(s, prefix, walk_entry, &w);
+}
