@@ -41,10 +41,10 @@ static void destroy(void *state) { zc__free(state); }
 /* Length of the member header at p[0..n), or an error. */
 static int parse_header(const unsigned char *p, size_t n, size_t at, size_t *len)
 {
+    if ((n >= 1 && p[0] != 0x1f) || (n >= 2 && p[1] != 0x8b))
+        return zc__err(ZC_ECORRUPT, "gzip: no gzip magic at byte %zu", at);
     if (n < 10)
         return zc__err(ZC_ECORRUPT, "gzip: member at byte %zu is cut short (%zu bytes)", at, n);
-    if (p[0] != 0x1f || p[1] != 0x8b)
-        return zc__err(ZC_ECORRUPT, "gzip: no gzip magic at byte %zu", at);
     if (p[2] != 8)
         return zc__err(ZC_ECORRUPT, "gzip: unknown compression method %u at byte %zu", p[2], at);
     unsigned flg = p[3];

@@ -116,8 +116,10 @@ static int compressor_json(const char *spec, char **parts, int nparts, int zarr_
         return zc__err(ZC_EINVAL, "codec spec '%s': unknown codec '%s' (expected none, zstd, gzip, "
                        "zlib, bz2, lz4 or blosc)", spec, name);
     }
-    if (nparts > max_parts)
+    if (nparts > max_parts) {
+        json_decref(conf);
         return zc__err(ZC_EINVAL, "codec spec '%s': too many ':' fields for %s", spec, name);
+    }
     if (!strcmp(name, "none")) return 0;
     if (!conf) return zc__err(ZC_ENOMEM, "codec spec '%s': out of memory", spec);
     *out = codec_b2b_json(v3, v2, zarr_format, conf);
