@@ -252,20 +252,20 @@ TEST(npy_load_fortran_bigendian)
     write_file(path, hdr, n, data, sizeof data);
     npy_header h;
     void *out = NULL;
-    CHECK(npy_load(path, &h, &out) == 0);
+    CHECK(npy_load_file(path, &h, &out) == 0);
     if (out) CHECK(!memcmp(out, c_order, sizeof c_order));
     CHECK(h.ndim == 2 && h.dtype == ZC_INT16 && !h.fortran);
     free(out);
 
     /* Truncated data: one byte short. */
     write_file(path, hdr, n, data, sizeof data - 1);
-    CHECK(npy_load(path, &h, &out) < 0 && ERR_HAS("truncated .npy"));
+    CHECK(npy_load_file(path, &h, &out) < 0 && ERR_HAS("truncated .npy"));
     CHECK(ERR_HAS("12 data bytes") && ERR_HAS("has 11"));
     int fd = open(path, O_RDONLY);
     CHECK(npy_read_header(fd, path, &h) < 0 && ERR_HAS("truncated"));
     close(fd);
     unlink(path);
-    CHECK(npy_load(path, &h, &out) < 0 && ERR_HAS("cannot open"));
+    CHECK(npy_load_file(path, &h, &out) < 0 && ERR_HAS("cannot open"));
 }
 
 TEST(npy_save_load_roundtrip)
@@ -273,14 +273,14 @@ TEST(npy_save_load_roundtrip)
     int64_t shape[2] = {3, 2};
     const double v[6] = {1.5, -2, 3e10, 0, -0.25, 7};
     char *path = tmp_path("rt.npy");
-    CHECK(npy_save(path, ZC_FLOAT64, 8, 2, shape, v, sizeof v) == 0);
+    CHECK(npy_save_file(path, ZC_FLOAT64, 8, 2, shape, v, sizeof v) == 0);
     npy_header h;
     void *out = NULL;
-    CHECK(npy_load(path, &h, &out) == 0);
+    CHECK(npy_load_file(path, &h, &out) == 0);
     CHECK(out && h.ndim == 2 && h.shape[0] == 3 && h.dtype == ZC_FLOAT64 && !memcmp(out, v, sizeof v));
     free(out);
     unlink(path);
-    CHECK(npy_save("/nonexistent-dir/x.npy", ZC_FLOAT64, 8, 2, shape, v, sizeof v) < 0 &&
+    CHECK(npy_save_file("/nonexistent-dir/x.npy", ZC_FLOAT64, 8, 2, shape, v, sizeof v) < 0 &&
           ERR_HAS("cannot create '/nonexistent-dir/x.npy'"));
 }
 

@@ -16,7 +16,7 @@ static const char *command_name = "zcube";
 static char pending[ERRMAX];
 
 void cli_set_command(const char *name) { command_name = name; }
-const char *cli_command(void) { return command_name; }
+const char *cli_command_name(void) { return command_name; }
 
 int cli_seterr(const char *fmt, ...)
 {

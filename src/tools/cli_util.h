@@ -22,7 +22,7 @@
 
 /* Name of the running command ("get"), used as the prefix of error lines. */
 void cli_set_command(const char *name);
-const char *cli_command(void);
+const char *cli_command_name(void);
 /* Set the pending message (printf format); returns -1. */
 int cli_seterr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The pending message ("" if none). */

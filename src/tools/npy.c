@@ -454,7 +454,7 @@ void npy_f_to_c(const void *src, void *dst, int ndim, const int64_t *shape, size
     }
 }
 
-int npy_load(const char *path, npy_header *h, void **data)
+int npy_load_file(const char *path, npy_header *h, void **data)
 {
     *data = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -516,7 +516,7 @@ static int write_full(int fd, const void *buf, size_t n)
     return 0;
 }
 
-int npy_save(const char *path, zc_dtype dtype, size_t itemsize, int ndim, const int64_t *shape,
+int npy_save_file(const char *path, zc_dtype dtype, size_t itemsize, int ndim, const int64_t *shape,
              const void *data, size_t nbytes)
 {
     char *hdr;

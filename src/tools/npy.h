@@ -57,9 +57,9 @@ void npy_byteswap(zc_dtype dtype, size_t itemsize, void *data, size_t n);
 void npy_f_to_c(const void *src, void *dst, int ndim, const int64_t *shape, size_t itemsize);
 
 /* Load a whole .npy file as native byte order, C order (malloc'd *data). */
-int npy_load(const char *path, npy_header *h, void **data);
+int npy_load_file(const char *path, npy_header *h, void **data);
 /* Save native C-order data as a .npy file (written to a temporary name, then renamed). */
-int npy_save(const char *path, zc_dtype dtype, size_t itemsize, int ndim, const int64_t *shape,
+int npy_save_file(const char *path, zc_dtype dtype, size_t itemsize, int ndim, const int64_t *shape,
              const void *data, size_t nbytes);
 
 #endif

@@ -1,10 +1,75 @@
-/* tools/zcube.c — the zcube command (placeholder main until the commands land). */
+/* tools/zcube.c — the zcube command: main, dispatch to subcommands, help.
+ *
+ * Exit status: 0 success, 1 runtime failure, 2 usage error. Every failure
+ * prints exactly one line on stderr, "zcube: <cmd>: <what failed and where>". */
 #include <stdio.h>
+#include <string.h>
 
+#include "cli_util.h"
+#include "commands.h"
 #include "zcube.h"
 
-int main(void)
+static const cli_command *const COMMANDS[] = {&cmd_info, &cmd_ls, &cmd_get, &cmd_create, &cmd_put, &cmd_copy};
+#define NCOMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+
+static const cli_command *find(const char *name)
 {
-    printf("zcube %s\n", zc_version_string());
-    return 0;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(COMMANDS[i]->name, name)) return COMMANDS[i];
+    return NULL;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: zcube <command> [options] [args]\n"
+            "\n"
+            "Inspect, read, write and convert Zarr v2/v3 arrays.\n"
+            "\n"
+            "Commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-8s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
+    fprintf(f,
+            "\n"
+            "  zcube help <command>   details of one command (or: zcube <command> --help)\n"
+            "  zcube --version        versions of the tool and library\n"
+            "\n"
+            "Exit status: 0 success, 1 failure, 2 bad command line.\n");
+}
+
+static int help(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    const cli_command *c = find(argv[1]);
+    if (!c) {
+        cli_set_command("help");
+        return cli_fail(CLI_EXIT_USAGE, "unknown command '%.100s' (see 'zcube help')", argv[1]);
+    }
+    fputs(c->usage, stdout);
+    return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cli_set_command("usage");
+        return cli_fail(CLI_EXIT_USAGE, "missing command (see 'zcube help')");
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--version") || !strcmp(name, "-V") || !strcmp(name, "version")) {
+        printf("zcube %s (library %s)\n", ZC_VERSION_STRING, zc_version_string());
+        return CLI_EXIT_OK;
+    }
+    if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) return help(argc - 1, argv + 1);
+    const cli_command *c = find(name);
+    if (!c) {
+        cli_set_command(name);
+        return cli_fail(CLI_EXIT_USAGE, "unknown %s (see 'zcube help')", name[0] == '-' ? "option" : "command");
+    }
+    cli_set_command(c->name);
+    int rc = c->run(argc - 1, argv + 1);
+    if (fflush(stdout) != 0 && rc == 0) rc = cli_fail(CLI_EXIT_RUNTIME, "writing to standard output failed");
+    return rc;
 }
