@@ -1,0 +1,77 @@
+#!/bin/bash
+# bench/read_bench.sh — the read benchmark, end to end: zcube against zarr-python
+# 2.13 on the same data, the same 1,000 crops and the same cache state, plus the
+# memcpy/decode ceiling. Prints one JSON object per case (codec × {whole,
+# regions} × cache mode) on stdout; progress goes to stderr.
+#
+#   usage: bash bench/read_bench.sh [BUILD_DIR]
+#
+#   BUILD_DIR      a CMake build dir of this repo (default: build-bench); built
+#                  (target bench_read) if bench/bench_read is missing there.
+#   BENCH_SCALE    size of each array: 1 = (256, 1024, 1024) float32 = 1 GiB
+#                  (default 1; 0.25 = 256 MiB). Data needs ~2.6 GiB × scale.
+#   BENCH_CACHE    cold, warm or both (default both). cold drops the page cache
+#                  before every timed read (root only; falls back to warm).
+#   BENCH_REPS     repetitions of whole-array reads, best kept (default 3).
+#   BENCH_DIR      where to write the data (default: a new dir under /tmp,
+#                  removed at the end unless BENCH_KEEP=1).
+#   ZC_NUM_THREADS zcube threads (default 2).
+#
+# Steps: read_ref.py gen (zarr-python writes none/lz4/zstd arrays and
+# regions.txt), then per cache mode read_ref.py time (zarr-python timings) and
+# bench_read (zcube timings, ceiling, ratios, checksum check).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build-bench}
+scale=${BENCH_SCALE:-1}
+reps=${BENCH_REPS:-3}
+modes=${BENCH_CACHE:-both}
+export ZC_NUM_THREADS=${ZC_NUM_THREADS:-2}
+py=/usr/bin/python3
+
+log() { echo "read_bench: $*" >&2; }
+
+if [[ ! -x $build/bench/bench_read ]]; then
+    log "building bench_read in $build"
+    cmake -S "$root" -B "$build" -DZC_WERROR=ON >&2
+    make -C "$build" -j2 bench_read >&2
+fi
+
+keep=${BENCH_KEEP:-0}
+if [[ -n ${BENCH_DIR:-} ]]; then
+    data=$BENCH_DIR
+    mkdir -p "$data"
+else
+    data=$(mktemp -d /tmp/zcube-read-bench.XXXXXX)
+    [[ $keep == 1 ]] || trap 'rm -rf "$data"' EXIT
+fi
+
+# disk: none (1 GiB) + lz4 + zstd (~0.6-0.8 each) per unit of scale, plus margin
+need=$(awk -v s="$scale" 'BEGIN { printf "%d", s * 2.8 * 1024 * 1024 * 1024 }')
+avail=$(df --output=avail -B1 "$data" | tail -1)
+if (( avail < need )); then
+    log "only $avail bytes free under $data, need ~$need: set BENCH_SCALE lower (e.g. 0.25)"
+    exit 1
+fi
+
+case $modes in
+    both) modes="cold warm" ;;
+    cold | warm) ;;
+    *) log "BENCH_CACHE must be cold, warm or both"; exit 2 ;;
+esac
+if [[ $modes == *cold* ]] && ! { sync && echo 3 > /proc/sys/vm/drop_caches; } 2> /dev/null; then
+    log "cannot drop the page cache (not root?): measuring warm only"
+    modes=warm
+fi
+
+log "generating data with zarr-python in $data (scale $scale)"
+$py "$root/bench/read_ref.py" gen "$data" --scale "$scale" >&2
+
+for mode in $modes; do
+    log "zarr-python, cache $mode"
+    $py "$root/bench/read_ref.py" time "$data" --cache "$mode" --reps "$reps" > "$data/ref_$mode.jsonl"
+    cat "$data/ref_$mode.jsonl" >&2
+    log "zcube (ZC_NUM_THREADS=$ZC_NUM_THREADS), cache $mode"
+    "$build/bench/bench_read" "$data" "$data/ref_$mode.jsonl" --cache "$mode" --reps "$reps"
+done
