@@ -9,10 +9,10 @@
 
 #include "codec/compress_common.h"
 
-static uint32_t sum(const void *p, size_t n) { return libdeflate_adler32(1, p, n); }
+static uint32_t update(uint32_t sum, const void *p, size_t n) { return libdeflate_adler32(sum, p, n); }
 
 static const codec_b2b_cksum_algo algo = {
-    .v3_name = "numcodecs.adler32", .v2_id = "adler32", .sum = sum,
+    .v3_name = "numcodecs.adler32", .v2_id = "adler32", .update = update, .init = 1,
     .default_end = false, .v3_plain = false,
 };
 

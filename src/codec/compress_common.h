@@ -85,7 +85,8 @@ int codec_b2b_inflate(const char *who, const void *src, size_t n, void *dst, siz
 typedef struct {
     const char *v3_name;                     /* "crc32c", "numcodecs.crc32", … */
     const char *v2_id;                       /* "crc32c", "crc32", … */
-    uint32_t (*sum)(const void *p, size_t n); /* the checksum of p[0..n) */
+    uint32_t (*update)(uint32_t sum, const void *p, size_t n); /* continue a checksum over p[0..n) */
+    uint32_t init;                           /* checksum of no bytes */
     bool default_end;                        /* default location is "end" */
     bool v3_plain;                           /* v3 spelling has no configuration (crc32c) */
 } codec_b2b_cksum_algo;

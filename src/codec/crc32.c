@@ -9,10 +9,11 @@
 
 #include "codec/compress_common.h"
 
-static uint32_t sum(const void *p, size_t n) { return libdeflate_crc32(0, p, n); }
+static uint32_t update(uint32_t sum, const void *p, size_t n) { return libdeflate_crc32(sum, p, n); }
 
 static const codec_b2b_cksum_algo algo = {
-    .v3_name = "numcodecs.crc32", .v2_id = "crc32", .sum = sum, .default_end = false, .v3_plain = false,
+    .v3_name = "numcodecs.crc32", .v2_id = "crc32", .update = update, .init = 0,
+    .default_end = false, .v3_plain = false,
 };
 
 static int create(const json_t *cfg, const codec_ctx *ctx, void **state)
