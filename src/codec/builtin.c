@@ -4,19 +4,6 @@
 
 void codec_register_builtins(void);
 
-/* Weak while the codec files are being written in parallel; a codec whose file is
- * absent is simply not registered. A codec whose file exists must NOT be weak:
- * a weak reference does not pull its object out of libzcube_static.a, so the
- * codec would silently be missing from the CLI and the tests. */
-#pragma weak codec_bytes
-#pragma weak codec_transpose
-#pragma weak codec_delta
-#pragma weak codec_shuffle
-#pragma weak codec_fixedscaleoffset
-#pragma weak codec_bitround
-#pragma weak codec_astype
-#pragma weak codec_quantize
-
 void codec_register_builtins(void)
 {
     const codec_type *all[] = {
