@@ -71,10 +71,10 @@ static int decode_one(void *vctx, size_t t, int slot)
         ss->present[t] = false;
         return 0;
     }
+    if (q->status == ZC_ERANGE || (q->status == 0 && q->size != a->index_nbytes))
+        return zc__err(ZC_ECORRUPT, "array '%s': shard '%s' is too short for its index (%zu bytes)", a->path,
+                       q->key, a->index_nbytes);
     if (q->status < 0) return zc__err_wrap(q->status, "array '%s': reading index of shard '%s'", a->path, q->key);
-    if (q->size != a->index_nbytes)
-        return zc__err(ZC_ECORRUPT, "array '%s': shard '%s' is too short for its index (%zu of %zu bytes)",
-                       a->path, q->key, q->size, a->index_nbytes);
     int rc = zarr_shard_index_decode(a, q->data, q->size, idx);
     if (rc < 0) return zc__err_wrap(rc, "array '%s': index of shard '%s'", a->path, q->key);
     ss->present[t] = true;
