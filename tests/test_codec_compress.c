@@ -906,7 +906,9 @@ TEST(alloc_failures)
     unsigned char *data = make_data(n, 9);
     for (size_t i = 0; i < NBAD; i++) {
         /* fail the 1st, 2nd, ... allocation until the whole round trip gets through */
-        for (long k = 1; k < 50; k++) {
+        int injected = 0;
+        bool done = false;
+        for (long k = 1; k < 50 && !done; k++) {
             zc_test_fail_alloc(k, 0);
             codec c;
             int rc = make_codec(bad_input_configs[i], 3, 4, &c);
@@ -922,11 +924,13 @@ TEST(alloc_failures)
             int failed = zc_test_fail_alloc(0, 0);
             CHECK(rc == 0 || rc == ZC_ENOMEM);
             CHECK(rc == 0 || failed == 1);
+            injected += failed;
             free(out);
             buf_free(&b);
             if (c.type) codec_destroy(&c);
-            if (rc == 0 && failed == 0) break;
+            done = rc == 0 && failed == 0;
         }
+        CHECK(done && injected >= 2); /* state and output buffer at least */
     }
     free(data);
 }
