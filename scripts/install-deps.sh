@@ -1,24 +1,48 @@
 #!/usr/bin/env bash
 # Install what zcube needs to build, test and benchmark, from Debian's packages
-# (and zarrita from npm for the v3 interop tests, installed by those tests).
-# Idempotent and quick when everything is present.
+# (zarrita, for the v3 interop tests, comes from npm: tests/interop installs it
+# itself from its package-lock.json). Idempotent: when everything is present it
+# runs no apt at all, so it is quick on a warm machine.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev liblz4-dev
       zlib1g-dev libdeflate-dev libbz2-dev liburing-dev
       python3-numpy python3-zarr python3-dask python3-scipy python3-pytest)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 && SUDO="sudo"
+fi
+
+installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
+updated=0
+apt_install() {
+    export DEBIAN_FRONTEND=noninteractive
+    if [ "$updated" -eq 0 ]; then
+        $SUDO apt-get update -qq
+        updated=1
+    fi
+    $SUDO apt-get install -y -qq --no-install-recommends "$@"
+}
+
 missing=()
 for p in "${pkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    installed "$p" || missing+=("$p")
 done
-# node + npm for the zarrita (Zarr v3) interop tests: the machine's nodejs ships npm;
-# Debian's separate npm package conflicts with it, so only install nodejs if absent.
+# node for the zarrita interop tests. The nodejs installed on these machines
+# ships npm itself (dpkg -S "$(command -v npm)" names nodejs), and Debian's
+# separate npm package conflicts with it: install nodejs only if node is absent.
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
+
 if ((${#missing[@]})); then
     echo "install-deps: installing ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq "${missing[@]}" >/dev/null
+    apt_install "${missing[@]}"
 fi
+# Debian's own nodejs comes without npm; only then is Debian's npm package the right one.
 if ! command -v npm >/dev/null 2>&1; then
-    apt-get install -y -qq npm >/dev/null || echo "install-deps: npm unavailable; zarrita interop tests will skip"
+    echo "install-deps: installing npm"
+    apt_install npm || echo "install-deps: npm unavailable; the zarrita interop tests will skip"
 fi
+echo "install-deps: all present"
