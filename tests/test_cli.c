@@ -468,6 +468,7 @@ TEST(cli_parse_values)
     CHECK(cli_parse_dims("", "--shape", d, ZC_MAX_DIMS, &n) == 0 && n == 0);
     CHECK(cli_parse_dims("10,0", "--chunks", d, ZC_MAX_DIMS, &n) < 0 && ERR_HAS("must be positive"));
     CHECK(cli_parse_dims("10,a", "--chunks", d, ZC_MAX_DIMS, &n) < 0 && ERR_HAS("'a' is not an integer"));
+    CHECK(cli_parse_dims("10,,3", "--chunks", d, ZC_MAX_DIMS, &n) < 0 && ERR_HAS("empty entry"));
     CHECK(cli_parse_dims("1,2,3", "--chunks", d, 2, &n) < 0 && ERR_HAS("more than 2"));
     int64_t v;
     CHECK(cli_parse_i64(" -42 ", &v) == 0 && v == -42);

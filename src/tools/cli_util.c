@@ -162,6 +162,13 @@ int cli_parse_i64(const char *s, int64_t *out)
     return 0;
 }
 
+static int is_blank_item(const char *s)
+{
+    for (; *s; s++)
+        if (!isspace((unsigned char)*s)) return 0;
+    return 1;
+}
+
 int cli_parse_dims(const char *s, const char *what, int64_t *out, int max, int *n)
 {
     *n = 0;
@@ -177,6 +184,7 @@ int cli_parse_dims(const char *s, const char *what, int64_t *out, int max, int *
         if (len >= sizeof item) return cli_seterr("bad %s '%.100s': number too long", what, s);
         memcpy(item, p, len);
         item[len] = 0;
+        if (is_blank_item(item)) return cli_seterr("bad %s '%.100s': empty entry", what, s);
         int64_t v;
         if (cli_parse_i64(item, &v) < 0)
             return cli_seterr("bad %s '%.100s': '%s' is not an integer", what, s, item);

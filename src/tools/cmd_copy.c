@@ -162,7 +162,7 @@ static int run(int argc, char **argv)
 
     zc_store *sst, *dst_st = NULL;
     zc_zarr *sarr, *darr = NULL;
-    zc_zarr_info_t si, di;
+    zc_zarr_info_t si;
     if ((ec = cz_open_array(src, 0, &sst, &sarr, &si))) return ec;
     char *meta_text = NULL, *fill = NULL, *attrs = NULL, *names = NULL, *spec = NULL;
     json_t *meta = NULL;
@@ -244,31 +244,32 @@ static int run(int argc, char **argv)
     }
     o.overwrite = overwrite;
 
+    /* One write unit of DST must fit the buffer: check before creating DST. */
+    int dst_sharded = 0;
+    for (int d = 0; d < o.ndim; d++) dst_sharded |= o.shards[d] != 0;
+    int64_t unit[ZC_MAX_DIMS];
+    uint64_t unit_bytes = o.itemsize;
+    for (int d = 0; d < o.ndim; d++) {
+        unit[d] = dst_sharded ? o.shards[d] : o.chunks[d];
+        unit_bytes = cli_mul_sat(unit_bytes, (uint64_t)(unit[d] < o.shape[d] ? unit[d] : o.shape[d]));
+    }
+    if (unit_bytes > budget) {
+        char a[32], b[32];
+        cli_format_bytes(a, sizeof a, unit_bytes);
+        cli_format_bytes(b, sizeof b, budget);
+        ec = cli_fail(CLI_EXIT_RUNTIME, "one %s of '%s' would hold %s, more than --max-mem %s; raise --max-mem "
+                      "or choose smaller --%s", dst_sharded ? "shard" : "chunk", dst, a, b,
+                      dst_sharded ? "shards" : "chunks");
+        goto done;
+    }
+
     if ((ec = cz_open_store(dst, ZC_STORE_CREATE, &dst_st))) goto done;
     if ((rc = zc_zarr_create(dst_st, "", &o, &darr)) < 0) {
         ec = cli_fail_zc(rc, "creating '%s'", dst);
         goto done;
     }
     if ((ec = cz_set_threads(darr, threads))) goto done;
-    if ((rc = zc_zarr_info(darr, &di)) < 0) {
-        ec = cli_fail_zc(rc, "'%s'", dst);
-        goto done;
-    }
 
-    int64_t unit[ZC_MAX_DIMS];
-    cz_write_unit(&di, unit);
-    uint64_t unit_bytes = di.itemsize;
-    for (int d = 0; d < di.ndim; d++)
-        unit_bytes = cli_mul_sat(unit_bytes, (uint64_t)(unit[d] < di.shape[d] ? unit[d] : di.shape[d]));
-    if (unit_bytes > budget) {
-        char a[32], b[32];
-        cli_format_bytes(a, sizeof a, unit_bytes);
-        cli_format_bytes(b, sizeof b, budget);
-        ec = cli_fail(CLI_EXIT_RUNTIME, "one %s of '%s' holds %s, more than --max-mem %s; raise --max-mem or "
-                      "choose smaller --%s", o.shards[0] ? "shard" : "chunk", dst, a, b,
-                      o.shards[0] ? "shards" : "chunks");
-        goto done;
-    }
     zc_range all[ZC_MAX_DIMS];
     for (int d = 0; d < si.ndim; d++) all[d] = (zc_range){0, si.shape[d], 1};
     boxes_t bx;

@@ -1,0 +1,87 @@
+# tests/cli/common.bash — helpers sourced by the CLI test scripts (not a test
+# itself: ctest runs tests/cli/*.sh as `bash script.sh <zcube> <tests/data>`).
+#
+#   run ARGS...                 run zcube, keep RC, $TMP/out, $TMP/err
+#   expect_ok ARGS...           must exit 0
+#   expect_fail CODE FRAG ARGS...  must exit CODE (or any of 1/2 with CODE=any),
+#                               print ONE stderr line "zcube: <cmd>: ..." that
+#                               contains FRAG, and never die from a signal
+#   finish                      exit 1 if anything failed
+# ZC_CLI_VERBOSE=1 prints every expected error line.
+
+set -u
+Z=$(realpath "$1")
+DATA=$(realpath "$2")
+PY=/usr/bin/python3
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/zcube-cli.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+FAILS=0
+CHECKS=0
+
+fail() {
+    echo "FAIL: $*"
+    FAILS=$((FAILS + 1))
+}
+
+have_numpy() {
+    [ -x "$PY" ] && "$PY" -c 'import numpy' 2>/dev/null
+}
+
+run() {
+    "$Z" "$@" >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+}
+
+expect_ok() {
+    CHECKS=$((CHECKS + 1))
+    run "$@"
+    if [ "$RC" -ne 0 ]; then
+        fail "zcube $* -> exit $RC: $(head -c 600 "$TMP/err")"
+        return 1
+    fi
+    return 0
+}
+
+expect_fail() {
+    local code=$1 frag=$2
+    shift 2
+    CHECKS=$((CHECKS + 1))
+    run "$@"
+    local lines
+    lines=$(wc -l <"$TMP/err")
+    [ -n "${ZC_CLI_VERBOSE:-}" ] && echo "[exit $RC] zcube $*: $(cat "$TMP/err")"
+    if [ "$RC" -ge 128 ]; then
+        fail "zcube $* died with exit $RC (signal?): $(head -c 600 "$TMP/err")"
+        return 1
+    fi
+    if [ "$RC" -eq 0 ]; then
+        fail "zcube $* succeeded, expected failure with '$frag'"
+        return 1
+    fi
+    if [ "$code" != any ] && [ "$RC" -ne "$code" ]; then
+        fail "zcube $* -> exit $RC, expected $code: $(head -c 600 "$TMP/err")"
+        return 1
+    fi
+    if [ "$lines" -ne 1 ]; then
+        fail "zcube $*: expected one stderr line, got $lines: $(head -c 600 "$TMP/err")"
+        return 1
+    fi
+    if ! grep -q '^zcube: [^:]*: ' "$TMP/err"; then
+        fail "zcube $*: stderr not of the form 'zcube: <cmd>: ...': $(cat "$TMP/err")"
+        return 1
+    fi
+    if ! grep -qF -- "$frag" "$TMP/err"; then
+        fail "zcube $*: stderr lacks '$frag': $(cat "$TMP/err")"
+        return 1
+    fi
+    return 0
+}
+
+finish() {
+    if [ "$FAILS" -ne 0 ]; then
+        echo "$FAILS of $CHECKS checks failed"
+        exit 1
+    fi
+    echo "all $CHECKS checks passed"
+    exit 0
+}
