@@ -59,17 +59,31 @@ void fs_pread_group(fs_plan *p, size_t g)
     close(fd);
 }
 
-static int group_task(void *ctx, size_t g, int slot)
+typedef struct {
+    fs_plan *p;
+    size_t per; /* groups per pool index */
+} pread_job;
+
+/* Threads take blocks of neighbouring groups, so they do not write to the same
+ * cache lines of the request and plan arrays (false sharing cost ~20%). */
+static int block_task(void *ctx, size_t b, int slot)
 {
-    fs_pread_group(ctx, g);
+    pread_job *job = ctx;
+    size_t g0 = b * job->per, g1 = g0 + job->per;
+    if (g1 > job->p->ngroups) g1 = job->p->ngroups;
+    for (size_t g = g0; g < g1; g++) fs_pread_group(job->p, g);
     return 0;
 }
 
 int fs_read_pread(fs_plan *p)
 {
-    if (p->ngroups < 2) {
+    pool *pl = pool_default();
+    if (p->ngroups < 2 || !pl || pool_in_task()) {
         for (size_t g = 0; g < p->ngroups; g++) fs_pread_group(p, g);
         return 0;
     }
-    return pool_for(pool_default(), p->ngroups, 0, group_task, p);
+    size_t per = p->ngroups / (8 * (size_t)pool_size(pl));
+    per = per < 1 ? 1 : per > 64 ? 64 : per;
+    pread_job job = {p, per};
+    return pool_for(pl, (p->ngroups + per - 1) / per, 0, block_task, &job);
 }

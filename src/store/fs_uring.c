@@ -10,7 +10,9 @@
  * reap completions, resubmit short reads for the rest, close each file when its
  * last read completes. If a ring cannot be created (EPERM in containers,
  * ENOSYS on old kernels) the slice falls back to the pread engine; after EPERM,
- * ENOSYS or EACCES no thread tries again. */
+ * ENOSYS or EACCES no thread tries again. The whole file is empty without
+ * ZC_HAVE_URING (fs.c then provides the two query functions). */
+#ifdef ZC_HAVE_URING
 #include <errno.h>
 #include <liburing.h>
 #include <pthread.h>
@@ -261,3 +263,4 @@ int fs_read_uring(fs_plan *p)
     uring_job job = {p, nslices};
     return pool_for(pl, nslices, 0, run_slice, &job);
 }
+#endif /* ZC_HAVE_URING */
