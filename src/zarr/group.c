@@ -124,7 +124,7 @@ static int walk(store *st, const char *path, zc_node_kind kind, int fmt, zc_node
     if (kind == ZC_NODE_ARRAY || depth > 64) return 0;
     name_list l = {0};
     int rc = store_list_dir(st, path, collect, &l);
-    if (rc == 0) qsort(l.names, l.n, sizeof *l.names, cmp_str);
+    if (rc == 0 && l.n) qsort(l.names, l.n, sizeof *l.names, cmp_str);
     for (size_t i = 0; rc == 0 && i < l.n; i++) {
         /* list_dir gives keys relative to the root */
         const char *child = l.names[i];
