@@ -128,10 +128,13 @@ typedef struct zc_store zc_store;
 
 /**
  * Open a store. `url` is a local path, "file://PATH", or "memory://NAME"
- * (a process-wide in-memory store; the same NAME gives the same data).
+ * (a process-wide in-memory store; the same NAME gives the same data, created
+ * empty on first open, freed when its last handle closes).
+ * A store handle may be used from several threads at once.
  * CONSTRUCTOR: zc_store; DESTRUCTOR: zc_store_close.
  * @return 0, ZC_ENOENT (no such folder and no ZC_STORE_CREATE), ZC_EUNSUPPORTED
- *         (unknown scheme), ZC_EIO, ZC_ENOMEM.
+ *         (unknown scheme, named), ZC_EINVAL (unknown flags, path not a folder),
+ *         ZC_EIO, ZC_ENOMEM.
  */
 ZC_API int zc_store_open(const char *url, unsigned flags, zc_store **out);
 /** Close a store. NULL is a no-op. Arrays opened on it must be closed first. */

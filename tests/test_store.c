@@ -2,6 +2,7 @@
  * memory backends, ranges, batches, concurrency, atomic puts, listing,
  * read-only handles, allocation failures. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -381,6 +382,38 @@ static void big_batch(int kind)
 TEST(big_batch_pread) { big_batch(K_PREAD); }
 TEST(big_batch_uring) { big_batch(K_URING); }
 TEST(big_batch_mem) { big_batch(K_MEM); }
+
+/* A sysfs file claims 4096 bytes but holds a few: the first read comes back
+ * short, the next finds the end. Both engines must resume after the short read
+ * and then report ZC_EIO for that request only. */
+static void short_reads(int kind)
+{
+    const char *sys = "/sys/devices/system/cpu/online";
+    struct stat st;
+    if (stat(sys, &st) != 0 || st.st_size != 4096) {
+        fprintf(stderr, "no %s with size 4096: short-read test skipped\n", sys);
+        return;
+    }
+    char *dir;
+    store *s = open_kind(kind, &dir);
+    char link[600];
+    snprintf(link, sizeof link, "%s/sys", dir);
+    CHECK(symlink(sys, link) == 0);
+    CHECK_OK(store_put(s, "ok", "fine", 4));
+    store_req r[] = {{.key = "sys", .length = STORE_TO_END}, {.key = "ok", .length = STORE_TO_END},
+                     {.key = "sys", .offset = 0, .length = 2}};
+    CHECK_OK(store_get_many(s, r, 3));
+    CHECK(r[0].status == ZC_EIO && r[0].data == NULL && r[0].size == 0);
+    CHECK(strstr(zc_errmsg(), "\"sys\"") && strstr(zc_errmsg(), "ended"));
+    CHECK(r[1].status == 0 && r[1].size == 4 && !memcmp(r[1].data, "fine", 4));
+    CHECK(r[2].status == 0 && r[2].size == 2 && isdigit(((unsigned char *)r[2].data)[0]));
+    free_reqs(r, 3);
+    zc_store_close(s);
+    rmtree(dir);
+}
+
+TEST(short_reads_pread) { short_reads(K_PREAD); }
+TEST(short_reads_uring) { short_reads(K_URING); }
 
 /* ------------------------------------------------------------------ concurrency */
 

@@ -295,8 +295,9 @@ static int fs_get_many(store *s, store_req *reqs, size_t n)
     fs_plan p;
     ZC_TRY(fs_plan_build(&p, fs, reqs, n, stack));
 #ifdef ZC_HAVE_URING
-    /* One file is read fastest inline with pread; batches go through the ring. */
-    if (fs->io != FS_IO_PREAD && (p.ngroups > 1 || fs->io == FS_IO_URING))
+    /* A single request is read fastest inline with pread; batches go through
+     * the ring (even one file's many ranges: they are then all in flight). */
+    if (fs->io == FS_IO_URING || (fs->io == FS_IO_AUTO && n > 1))
         fs_read_uring(&p);
     else
 #endif

@@ -100,8 +100,10 @@ static void queue_op(struct io_uring *ring, fs_plan *p, uring_op *ops, uint32_t 
         sqe = io_uring_get_sqe(ring);
     }
     int fd = p->groups[o->g].fd;
-    if (o->k == 1)
-        io_uring_prep_read(sqe, fd, p->iov[o->pos].iov_base, (unsigned)p->iov[o->pos].iov_len, o->off);
+    if (o->k == 1) { /* nbytes is 32-bit: ask for at most 1 GiB, the rest comes as a short read */
+        size_t len = p->iov[o->pos].iov_len;
+        io_uring_prep_read(sqe, fd, p->iov[o->pos].iov_base, len > (1u << 30) ? (1u << 30) : (unsigned)len, o->off);
+    }
     else
         io_uring_prep_readv(sqe, fd, p->iov + o->pos, o->k, o->off);
     io_uring_sqe_set_data64(sqe, i);

@@ -8,7 +8,15 @@
  * (the local store keeps many requests in flight; HTTP/S3 will use curl multi).
  * Each request gets its own status: a missing key is ZC_ENOENT in that request,
  * not a failure of the batch. Puts are atomic: readers see the old value or the
- * new one, never a half-written object (temp file + rename for files). */
+ * new one, never a half-written object (temp file + rename for files).
+ *
+ * get_many overwrites every request's outputs. On success data is non-NULL
+ * (even for 0 bytes); on failure data is NULL and size 0. Besides ZC_ENOENT and
+ * ZC_ERANGE a request may get ZC_EINVAL (buf too small for the range),
+ * ZC_ENOMEM or ZC_EIO; the thread's message then describes the first such
+ * failure of the batch. A store may be used by several threads at once (the
+ * zarr layer reads chunks from pool tasks); the memory store locks, the file
+ * store shares nothing but its root fd. Internals: docs/internals/store.md. */
 #ifndef ZC_STORE_STORE_H
 #define ZC_STORE_STORE_H
 
@@ -94,6 +102,8 @@ int store_mem_open(const char *name, unsigned flags, store **out);
 
 /* Convenience wrappers (check keys, flags, and name the key in errors). */
 int store_get(store *s, const char *key, void **data, size_t *size);          /* whole object */
+/* Checks every key first: an invalid one fails the batch with ZC_EINVAL before
+ * anything is read (that request's status ZC_EINVAL, the others ZC_ECANCELED). */
 int store_get_many(store *s, store_req *reqs, size_t n);
 int store_put(store *s, const char *key, const void *data, size_t size);
 int store_erase(store *s, const char *key);
