@@ -79,7 +79,7 @@ static void *worker(void *arg)
     pool *p = arg;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        job *j;
+        job *j = NULL;
         while (!p->stop && !(j = pick(p))) pthread_cond_wait(&p->work_cv, &p->lock);
         if (p->stop) break;
         j->active++;
