@@ -13,5 +13,5 @@ void codec_register_builtins(void)
         &codec_adler32, &codec_crc32,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (all[i]) codec_register(all[i]);
+        codec_register(all[i]);
 }
