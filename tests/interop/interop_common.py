@@ -325,3 +325,131 @@ def seed_from_env(default):
     """Seed from ZC_INTEROP_SEED (decimal) or `default`; printed by the caller."""
     s = os.environ.get("ZC_INTEROP_SEED", "")
     return int(s) if s.strip() else default
+
+
+# --------------------------------------------------------------------- zarrita
+
+# Zarr v3 data type names zarrita reads and writes (float16 only where node has
+# Float16Array; complex and fixed-length strings are not v3 types zarrita knows).
+ZARRITA_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                  "uint64", "float32", "float64"]
+
+
+def node_has_float16():
+    p = subprocess.run(["node", "-e", "process.stdout.write(typeof Float16Array)"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return p.stdout.decode().strip() == "function"
+
+
+def expand_region(items, shape):
+    """A NumPy basic selection tuple to one entry per dimension, each either
+    an int (non-negative) or a (start, stop, step) with stop clamped; for
+    zarrita, which is given explicit values only."""
+    items = list(items) if isinstance(items, tuple) else [items]
+    if any(it is Ellipsis for it in items):
+        k = items.index(Ellipsis)
+        items = items[:k] + [slice(None)] * (len(shape) - len(items) + 1) + items[k + 1:]
+    items += [slice(None)] * (len(shape) - len(items))
+    out = []
+    for it, n in zip(items, shape):
+        if isinstance(it, (int, np.integer)):
+            out.append(int(it) + n if it < 0 else int(it))
+        else:
+            start, stop, step = it.indices(n)
+            out.append([start, max(start, stop), step])
+    return out
+
+
+def run_zarrita(here, mode, manifest, workdir):
+    """Run zarrita_driver.mjs on `manifest` (dict); returns {id: result}."""
+    mpath = os.path.join(workdir, "manifest-%s.json" % mode)
+    rpath = os.path.join(workdir, "results-%s.json" % mode)
+    with open(mpath, "w") as f:
+        json.dump(manifest, f)
+    p = subprocess.run(["node", os.path.join(here, "zarrita_driver.mjs"), mode, mpath, rpath],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=here, timeout=600)
+    if p.returncode != 0:
+        raise RuntimeError("zarrita driver (%s) exited %d:\n%s%s" % (
+            mode, p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")))
+    with open(rpath) as f:
+        res = json.load(f)
+    return {r["id"]: r for r in res["results"]}
+
+
+def load_zarrita_dump(dump, dtype):
+    """The array zarrita returned (dumped by zarrita_driver.mjs) as NumPy."""
+    dt = np.dtype("|b1" if dtype == "bool" else dtype).newbyteorder("<")
+    if "scalar" in dump:
+        v = dump["scalar"]
+        if isinstance(v, str):
+            v = float(v) if v in ("NaN", "Infinity", "-Infinity") else int(v)
+        return np.array(v, dtype=dt)
+    raw = np.fromfile(dump["file"], dtype=np.uint8)
+    flat = raw.view(dt) if raw.size else np.zeros(0, dt)
+    shape = tuple(dump["shape"])
+    strides = tuple(s * dt.itemsize for s in dump["stride"])
+    if int(np.prod(shape, dtype=np.int64)) == 0:
+        return np.zeros(shape, dt)
+    return np.lib.stride_tricks.as_strided(flat, shape=shape, strides=strides).copy()
+
+
+# --------------------------------------------------------------------- zcube writes
+
+
+def random_shape_chunks(rng, max_elems=4000, max_chunks=120, ndims=(1, 1, 2, 2, 2, 3, 3, 4)):
+    """A 1-4-D shape and a chunk shape that usually leaves ragged edge chunks."""
+    ndim = int(ndims[int(rng.integers(0, len(ndims)))])
+    per = int(round(max_elems ** (1.0 / ndim)))
+    shape = [int(rng.integers(1, per * 2)) for _ in range(ndim)]
+    while np.prod(shape) > max_elems:
+        i = int(np.argmax(shape))
+        shape[i] = max(1, shape[i] // 2)
+    chunks = []
+    for n in shape:
+        c = int(rng.integers(1, n + 1)) if n > 1 else 1
+        if c > 1 and n % c == 0 and rng.random() < 0.7:
+            c -= 1
+        chunks.append(c)
+    while np.prod([-(-n // c) for n, c in zip(shape, chunks)]) > max_chunks:
+        i = int(np.argmax([-(-n // c) for n, c in zip(shape, chunks)]))
+        chunks[i] *= 2
+    return tuple(shape), tuple(chunks)
+
+
+def save_npy_variant(rng, path, data):
+    """Save `data` as .npy, sometimes big-endian and/or Fortran-ordered, to
+    exercise zcube's .npy reader; values are unchanged."""
+    a = np.asarray(data)
+    if a.dtype.itemsize > 1 and a.dtype.kind not in "SV" and rng.random() < 0.25:
+        a = a.astype(a.dtype.newbyteorder("S"))
+    if a.ndim > 1 and rng.random() < 0.25:
+        a = np.asfortranarray(a)
+    np.save(path, a)
+
+
+def random_writes(rng, zc, path, expected, make_data, work, tag):
+    """Write into a zcube-created array at `path` with `zcube put`: the whole
+    array, some regions, both, or nothing (all fill). `expected` (NumPy, holding
+    the fill value) is updated in place. Returns the list of commands run."""
+    shape = expected.shape
+    plan = ["whole", "regions", "regions", "whole+region", "none"][int(rng.integers(0, 5))]
+    if int(np.prod(shape, dtype=np.int64)) == 0:
+        plan = "whole"
+    done = []
+    npy = os.path.join(work, "in-%s.npy" % tag)
+    if plan in ("whole", "whole+region"):
+        data = make_data(shape)
+        save_npy_variant(rng, npy, data)
+        zc.run("put", path, npy)
+        done.append("put (whole)")
+        expected[...] = data
+    if plan in ("regions", "whole+region"):
+        for _ in range(int(rng.integers(1, 4))):
+            text, items = random_region(rng, shape)
+            target = expected[items]
+            data = make_data(np.shape(target))
+            save_npy_variant(rng, npy, data)
+            zc.run("put", path, npy, "--region=" + text)
+            done.append("put --region=%s" % text)
+            expected[items] = data
+    return plan, done

@@ -1,0 +1,234 @@
+"""zcube writes Zarr v2, zarr-python reads (and writes back).
+
+A seeded random matrix of v2 arrays made with `zcube create --zarr-format 2`
+over dtypes, codec specs (none, zstd, gzip, zlib, bz2, lz4, blosc variants,
+and a JSON compressor object), C/F order, both separators, fill values (NaN,
++-inf included) and 1-4-D shapes with ragged edge chunks, then filled with
+`zcube put` (whole array, regions incl. steps and integer indices, both, or
+nothing; input .npy files sometimes big-endian or Fortran-ordered).
+zarr-python must see the same metadata (shape, chunks, dtype, order, fill
+value, separator, compressor id and level) and read exactly the values zcube
+was given, whole and for a random region. Then zarr-python overwrites a region
+of some arrays and `zcube get` must read the result.
+
+Usage: /usr/bin/python3 zcube_to_zarr_python.py ZCUBE [--count N] [--seed S]
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import interop_common as ic  # noqa: E402
+
+import numcodecs  # noqa: E402
+import zarr  # noqa: E402
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128", "|S6", "<U3"]
+
+# (spec, expected compressor config subset or None)
+CODECS = [
+    ("none", None),
+    ("zstd", {"id": "zstd"}),
+    ("zstd:7", {"id": "zstd", "level": 7}),
+    ("gzip", {"id": "gzip"}),
+    ("gzip:2", {"id": "gzip", "level": 2}),
+    ("zlib:9", {"id": "zlib", "level": 9}),
+    ("bz2:3", {"id": "bz2", "level": 3}),
+    ("lz4", {"id": "lz4"}),
+    ("lz4:8", {"id": "lz4", "acceleration": 8}),
+    ("blosc", {"id": "blosc"}),
+    ("blosc:lz4", {"id": "blosc", "cname": "lz4"}),
+    ("blosc:zstd:3:bitshuffle", {"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 2}),
+    ("blosc:blosclz:9:noshuffle", {"id": "blosc", "cname": "blosclz", "clevel": 9, "shuffle": 0}),
+    ("blosc:zlib:1:shuffle", {"id": "blosc", "cname": "zlib", "clevel": 1, "shuffle": 1}),
+    ("blosc:lz4hc:5:shuffle", {"id": "blosc", "cname": "lz4hc", "clevel": 5, "shuffle": 1}),
+    ('{"id": "zstd", "level": 2}', {"id": "zstd", "level": 2}),
+]
+
+
+def make_fill(rng, dt):
+    """(text for --fill-value or None for the default, the value zarr-python should see)."""
+    k = dt.kind
+    if rng.random() < 0.3:
+        return None, (b"" if k == "S" else "" if k == "U" else False if k == "b" else 0)
+    if k == "b":
+        return ("true", True) if rng.random() < 0.5 else ("false", False)
+    if k in "iu":
+        info = np.iinfo(dt)
+        vals = [int(info.min), int(info.max), 42, -3 if k == "i" else 3]
+        v = vals[int(rng.integers(0, len(vals)))]
+        return str(v), v
+    if k == "f":
+        vals = [("NaN", np.nan), ("Infinity", np.inf), ("-Infinity", -np.inf), ("-1.5", -1.5),
+                ("0.1", 0.1), ("-0.0", -0.0)]
+        t, v = vals[int(rng.integers(0, len(vals)))]
+        return t, (float(np.array(v, dtype=dt)) if np.isfinite(v) else v)
+    # complex, strings: the default fill only (the CLI spelling of such fills is not part
+    # of the contract)
+    return None, (b"" if k == "S" else "" if k == "U" else 0)
+
+
+def fill_matches(got, want, dt):
+    if dt.kind in "fc":
+        a = np.array(got if got is not None else 0, dtype=dt)
+        b = np.array(want, dtype=dt)
+        return ic.compare_arrays(b, a) is None
+    if dt.kind == "S":
+        return (got or b"") == want
+    if dt.kind == "U":
+        return (got or "") == want
+    return got == want
+
+
+def check_meta(z, case, path):
+    problems = []
+    if z.shape != case["shape"]:
+        problems.append("shape %s != %s" % (z.shape, case["shape"]))
+    if z.chunks != case["chunks"]:
+        problems.append("chunks %s != %s" % (z.chunks, case["chunks"]))
+    if not ic.same_dtype_family(z.dtype, case["dt"]):
+        problems.append("dtype %s != %s" % (z.dtype.str, case["dt"].str))
+    if z.order != case["order"]:
+        problems.append("order %s != %s" % (z.order, case["order"]))
+    sep = getattr(z, "_dimension_separator", None) or "."
+    if sep != case["sep"]:
+        problems.append("dimension_separator %r != %r" % (sep, case["sep"]))
+    if not fill_matches(z.fill_value, case["fill"], case["dt"]):
+        problems.append("fill_value %r != %r" % (z.fill_value, case["fill"]))
+    want = case["compressor"]
+    cfg = z.compressor.get_config() if z.compressor is not None else None
+    if want is None:
+        if cfg is not None:
+            problems.append("compressor %r, expected none" % cfg)
+    elif cfg is None or any(cfg.get(k) != v for k, v in want.items()):
+        problems.append("compressor %r does not match %r" % (cfg, want))
+    if z.filters:
+        problems.append("unexpected filters %r" % [f.get_config() for f in z.filters])
+    info = str(z.info)          # zarr-python's own summary must build
+    if "Compressor" not in info:
+        problems.append("zarr .info lacks Compressor: %r" % info)
+    # zarr-python's own metadata parser (and nothing else) wrote nothing odd
+    meta = json.load(open(os.path.join(path, ".zarray")))
+    if meta.get("zarr_format") != 2:
+        problems.append("zarr_format %r" % meta.get("zarr_format"))
+    return problems
+
+
+def run_case(zc, seed, work, i, dtype_name, codec, res):
+    rng = np.random.default_rng([seed, i])
+    dt = np.dtype(dtype_name)
+    shape, chunks = ic.random_shape_chunks(rng, max_elems=3000, max_chunks=120)
+    order = "F" if rng.random() < 0.5 else "C"
+    sep = "/" if rng.random() < 0.5 else "."
+    fill_text, fill = make_fill(rng, dt)
+    spec, want_comp = codec
+    dtype_arg = dtype_name if rng.random() < 0.6 else dt.newbyteorder("=").str
+    path = os.path.join(work, "a%03d.zarr" % i)
+    args = ["create", path, "--zarr-format", "2", "--shape", ",".join(map(str, shape)),
+            "--dtype", dtype_arg, "--chunks", ",".join(map(str, chunks)), "--codec", spec,
+            "--order", order, "--separator", sep]
+    if fill_text is not None:
+        args.append("--fill-value=" + fill_text)
+    case = {"shape": shape, "chunks": chunks, "dt": dt, "order": order, "sep": sep, "fill": fill,
+            "compressor": want_comp}
+    label = "case %d [dtype=%s shape=%s chunks=%s order=%s sep=%s codec=%s fill=%s" % (
+        i, dtype_arg, shape, chunks, order, sep, spec, fill_text)
+    cmds = [zc.command_line(*args)]
+    try:
+        zc.run(*args)
+        expected = np.full(shape, fill, dtype=dt)
+
+        def make_data(s):
+            return ic.random_data(rng, dt, s, smooth=rng.random() < 0.3)
+
+        plan, done = ic.random_writes(rng, zc, path, expected, make_data, work, str(i))
+        cmds += done
+        label += " writes=%s]" % plan
+    except ic.ZcubeError as e:
+        res.fail(label + "]", "zcube failed while writing:\n%s" % e.describe())
+        return
+    try:
+        z = zarr.open_array(path, mode="r")
+        problems = check_meta(z, case, path)
+        if problems:
+            raise AssertionError("zarr-python sees other metadata: " + "; ".join(problems))
+        why = ic.compare_arrays(expected, z[...])
+        if why:
+            raise AssertionError("zarr-python read (whole): " + why)
+        text, items = ic.random_region(rng, shape)
+        why = ic.compare_arrays(expected[items], z[items])
+        if why:
+            raise AssertionError("zarr-python read [%s]: %s" % (text, why))
+        # zarr-python writes into the zcube-made array; zcube reads the result
+        if rng.random() < 0.4 and expected.size:
+            zw = zarr.open_array(path, mode="r+")
+            text2, items2 = ic.random_region(rng, shape)
+            new = ic.random_data(rng, dt, np.shape(expected[items2]))
+            zw[items2] = new
+            expected[items2] = new
+            cmds.append("zarr-python: z[%s] = new values" % text2)
+            got = zc.get(path, os.path.join(work, "out.npy"))
+            why = ic.compare_arrays(expected, got)
+            if why:
+                raise AssertionError("zcube get after zarr-python wrote [%s]: %s" % (text2, why))
+    except ic.ZcubeError as e:
+        res.fail(label, "%s\ncommands:\n  %s" % (e.describe(), "\n  ".join(cmds)))
+        return
+    except AssertionError as e:
+        meta = open(os.path.join(path, ".zarray")).read()
+        res.fail(label, "%s\ncommands:\n  %s\n.zarray: %s" % (e, "\n  ".join(cmds), meta))
+        return
+    except Exception:
+        meta = open(os.path.join(path, ".zarray")).read() if os.path.exists(
+            os.path.join(path, ".zarray")) else "(none)"
+        res.fail(label, "zarr-python failed on zcube's array:\n%s\ncommands:\n  %s\n.zarray: %s"
+                 % (traceback.format_exc(), "\n  ".join(cmds), meta))
+        return
+    res.ok(label)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("zcube")
+    ap.add_argument("--count", type=int, default=int(os.environ.get("ZC_INTEROP_COUNT", "120")))
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--only", type=int, action="append")
+    args = ap.parse_args()
+    seed = args.seed if args.seed is not None else ic.seed_from_env(20240614)
+    print("zarr-python %s, numcodecs %s; seed %d (ZC_INTEROP_SEED=%d to repeat), %d arrays"
+          % (zarr.__version__, numcodecs.__version__, seed, seed, args.count), flush=True)
+    rng = np.random.default_rng(seed)
+    zc = ic.Zcube(args.zcube)
+    res = ic.Results("zcube_to_zarr_python")
+    work = ic.make_workdir("zc-interop-zc2zp-")
+    t0 = time.time()
+    try:
+        dts = cycle_items(rng, DTYPES)
+        cds = cycle_items(rng, CODECS)
+        for i in range(args.count):
+            d, c = next(dts), next(cds)
+            if args.only and i not in args.only:
+                continue
+            run_case(zc, seed, work, i, d, c, res)
+    finally:
+        ic.remove_workdir(work)
+    print("%d zcube calls, %.1f s" % (zc.calls, time.time() - t0))
+    return res.finish()
+
+
+def cycle_items(rng, items):
+    while True:
+        for j in rng.permutation(len(items)):
+            yield items[int(j)]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
