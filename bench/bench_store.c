@@ -13,9 +13,13 @@
  * fresh memory included); the others read into caller buffers.
  *
  *   bench_store [nsmall] [dir]      (env ZC_NUM_THREADS sets the pool size)
+ *
+ * The files are written once to dir (default /tmp/zc_bench_store_<nsmall>) and
+ * reused by later runs; ZC_BENCH_CLEAN=1 deletes them at the end.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,10 +212,14 @@ int main(int argc, char **argv)
     if (argc > 1) nsmall = atoi(argv[1]);
     if (nsmall < 1) nsmall = 1;
     if (argc > 2) snprintf(root, sizeof root, "%s", argv[2]);
-    else snprintf(root, sizeof root, "/tmp/zc_bench_store_XXXXXX");
-    if (argc <= 2 && !mkdtemp(root)) { perror("mkdtemp"); return 1; }
+    else snprintf(root, sizeof root, "/tmp/zc_bench_store_%d", nsmall);
     zc_store *s;
     if (zc_store_open(root, ZC_STORE_CREATE, &s) < 0) die("open");
+    /* The data set is kept for the next run (deleting 20,000 files can take
+     * longer than the benchmark on a busy disk); "ready" marks it complete. */
+    uint64_t ready_size;
+    bool reuse = store_size(s, "ready", &ready_size) == 0;
+    const char *clean = getenv("ZC_BENCH_CLEAN");
 
     double tw = now();
     skeys = malloc((size_t)nsmall * sizeof *skeys);
@@ -225,14 +233,17 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < LARGE; i++) v[i] = (unsigned char)(i * 131 + (i >> 12));
     for (int i = 0; i < nsmall; i++) {
         snprintf(skeys[i], sizeof skeys[i], "s/c/%d/%d", i / 100, i % 100);
-        if (store_put(s, skeys[i], v + (i % 1000), SMALL) < 0) die("put");
+        if (!reuse && store_put(s, skeys[i], v + (i % 1000), SMALL) < 0) die("put");
     }
     for (int i = 0; i < NLARGE; i++) {
         snprintf(lkeys[i], sizeof lkeys[i], "large/%d", i);
-        if (store_put(s, lkeys[i], v, LARGE) < 0) die("put large");
+        if (!reuse && store_put(s, lkeys[i], v, LARGE) < 0) die("put large");
     }
-    if (store_put(s, "shard", v, (size_t)SHARD_CHUNKS * SMALL) < 0) die("put shard");
-    syncfs(((fs_store *)s)->root_fd); /* written back: clean pages can be dropped */
+    if (!reuse) {
+        if (store_put(s, "shard", v, (size_t)SHARD_CHUNKS * SMALL) < 0) die("put shard");
+        syncfs(((fs_store *)s)->root_fd); /* written back: clean pages can be dropped */
+        if (store_put(s, "ready", "1", 1) < 0) die("put ready");
+    }
     double write_s = now() - tw;
 
     trio warm = measure(s, skeys, nsmall, SMALL + 1, 256, 0);
@@ -245,8 +256,8 @@ int main(int argc, char **argv)
     shard_bench(s, &sh);
 
     printf("{\"bench\":\"store\",\"threads\":%d,\"uring_works\":%d,\"small_files\":%d,\"small_bytes\":%d,"
-           "\"large_files\":%d,\"large_bytes\":%u,\"write_s\":%.3f,",
-           pool_size(pool_default()), store_fs_uring_works(), nsmall, SMALL, NLARGE, LARGE, write_s);
+           "\"large_files\":%d,\"large_bytes\":%u,\"reused_data\":%d,\"write_s\":%.3f,",
+           pool_size(pool_default()), store_fs_uring_works(), nsmall, SMALL, NLARGE, LARGE, reuse, write_s);
     print_trio("small_warm_batch256", warm, nsmall, "files_per_s", nsmall, 0);
     print_trio("small_warm_batch256_store_allocates", warm_alloc, nsmall, "files_per_s", nsmall, 0);
     print_trio("small_warm_one_batch", warm_one, nsmall, "files_per_s", nsmall, 0);
@@ -257,7 +268,7 @@ int main(int argc, char **argv)
     printf("}\n");
 
     zc_store_close(s);
-    if (argc <= 2) nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (clean && *clean && strcmp(clean, "0")) nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(v);
     free(refbuf);
     free(skeys);
