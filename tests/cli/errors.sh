@@ -114,6 +114,48 @@ printf '{"zarr_format": 3, "node_type": "array", "shape": [10], "data_type": "in
 expect_fail 1 "storage transformers" info "$TMP/m5"
 [ -e "$TMP/x.npy" ] && fail "a failed get left $TMP/x.npy behind"
 
+# ---- robustness: odd regions, mutated .npy headers and metadata never crash
+check_no_crash() { # ARGS...: any exit below 128 and at most one stderr line
+    CHECKS=$((CHECKS + 1))
+    run "$@"
+    if [ "$RC" -ge 128 ] || [ "$(wc -l <"$TMP/err")" -gt 1 ]; then
+        fail "zcube $* -> exit $RC: $(head -c 600 "$TMP/err")"
+    fi
+}
+for r in "" " " ":" "::" ":::" "1:" "-0" "+3" "9223372036854775807" "-9223372036854775808" \
+    "1:9223372036854775807:9223372036854775807" "-9223372036854775808:9223372036854775807" "[" "]" "[]" "()" \
+    "(1,2" "[1,2]" $'\t1' "1 2" "0x10" "1e3" "--" "," ",," "..." "... ," "1,...," "0:0:1,0:0:1," \
+    "....,1" ". . ." "1:2:" "::3,::3,::3" $'\xff\xfe' "1,2,...,3"; do
+    check_no_crash get "$A" --region "$r" -o "$TMP/r.npy" --max-mem 64B
+done
+if [ -x "$PY" ]; then
+    "$PY" - "$TMP" <<'PYEOF'
+import os, random, sys
+d = sys.argv[1]
+rnd = random.Random(11)
+good = open(f"{d}/int32.npy", "rb").read()
+os.makedirs(f"{d}/mut", exist_ok=True)
+for i in range(60):
+    b = bytearray(good[:200])
+    for _ in range(rnd.randint(1, 4)):
+        b[rnd.randrange(len(b))] = rnd.randrange(256)
+    open(f"{d}/mut/npy{i}.npy", "wb").write(bytes(b) + good[200:rnd.choice([200, len(good)])])
+meta = open(f"{d}/a/.zarray").read()
+for i in range(40):
+    m = list(meta)
+    for _ in range(rnd.randint(1, 3)):
+        m[rnd.randrange(len(m))] = rnd.choice('{}[]":,0123456789-e.x ')
+    os.makedirs(f"{d}/mut/z{i}", exist_ok=True)
+    open(f"{d}/mut/z{i}/.zarray", "w").write("".join(m))
+PYEOF
+    expect_ok create "$TMP/a_mut" --shape 23,17 --chunks 5,4 --dtype int32 --zarr-format 2
+    for f in "$TMP"/mut/npy*.npy; do check_no_crash put "$TMP/a_mut" "$f"; done
+    for z in "$TMP"/mut/z*; do
+        check_no_crash info "$z"
+        check_no_crash get "$z" --region "1:3" -o "$TMP/z.npy"
+    done
+fi
+
 # ---- corrupt chunk data: the error names the chunk
 C="$TMP/corrupt"
 expect_ok get "$A" --region "0,0:10" -o "$TMP/row10.npy" &&

@@ -17,6 +17,7 @@ MAN="$TMP/manifest"
 for v in v2 v3; do
     root="$DATA/zarrita/$v/data.zarr"
     expected="$DATA/zarrita/$v/expected.json"
+    rm -f "$TMP/ls_$v.txt"
     expect_ok ls "$root" && cp "$TMP/out" "$TMP/ls_$v.txt"
     expect_ok info "$root" && grep -q "^node: *group" "$TMP/out" || fail "info $root: not shown as a group"
     expect_ok info --json "$root"
@@ -27,7 +28,7 @@ for k, v in json.load(open(sys.argv[1])).items():
     print(k + "\t" + v["dtype"])' "$expected" >"$TMP/keys_$v" || { fail "reading $expected"; continue; }
     while IFS=$'\t' read -r key dtype; do
         path="$root/$key"
-        grep -qF "$(basename "$key")" "$TMP/ls_$v.txt" || fail "ls $root does not list $key"
+        [ -f "$TMP/ls_$v.txt" ] && { grep -qF "$(basename "$key")" "$TMP/ls_$v.txt" || fail "ls $root does not list $key"; }
         case $dtype in
         v2:object | string)
             expect_fail 1 "not supported" info "$path"
