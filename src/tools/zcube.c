@@ -2,6 +2,7 @@
  *
  * Exit status: 0 success, 1 runtime failure, 2 usage error. Every failure
  * prints exactly one line on stderr, "zcube: <cmd>: <what failed and where>". */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,9 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* A closed pipe on stdout (`zcube get -o - | head -c 10`) becomes an EPIPE
+     * error line and exit 1, not death by SIGPIPE. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         cli_set_command("usage");
         return cli_fail(CLI_EXIT_USAGE, "missing command (see 'zcube help')");

@@ -39,6 +39,14 @@ for k, e in json.load(open(sys.argv[1])).items():
     done <"$TMP/keys"
 done
 
+# ---- the default codec follows the source's compressor
+B="$DATA/zarrita/v2/data.zarr/1d.contiguous.blosc.i2"
+expect_ok copy "$B" "$TMP/blosc_v3" --zarr-format 3 && same_data "$B" "$TMP/blosc_v3" &&
+    { field "$TMP/blosc_v3" codecs | grep -q '"name":"blosc"' || fail "copy: blosc not kept: $(field "$TMP/blosc_v3" codecs)"; }
+G="$DATA/zarrita/v3/data.zarr/1d.contiguous.gzip.i2"
+expect_ok copy "$G" "$TMP/gzip_v2" --zarr-format 2 && same_data "$G" "$TMP/gzip_v2" &&
+    { field "$TMP/gzip_v2" codecs | grep -q '"id":"gzip"' || fail "copy: gzip not kept: $(field "$TMP/gzip_v2" codecs)"; }
+
 # ---- v2 -> v3 with sharding and another codec, and back to v2
 SRC="$TMP/src"
 expect_ok create "$SRC" --shape 37,29,11 --chunks 8,7,5 --dtype float64 --zarr-format 2 --codec blosc:lz4:5:shuffle \

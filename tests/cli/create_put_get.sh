@@ -169,6 +169,12 @@ assert j["shape"] == [4, 5] and j["chunks"] == [2, 5] and j["node"] == "array", 
 EOF
 fi
 
+# ---- default chunks: the shape halved along the longest dimension down to <= 1 MiB
+if expect_ok create "$TMP/auto" --shape 1000,1000 --dtype float64 && expect_ok info --json "$TMP/auto"; then
+    "$PY" -c 'import json,sys; c=json.load(open(sys.argv[1]))["chunks"]; assert c == [250, 500], c' "$TMP/out" ||
+        fail "default chunks"
+fi
+
 # ---- compare everything against NumPy
 "$PY" - "$MAN" <<'EOF' || fail "NumPy comparison"
 import sys, numpy as np

@@ -114,6 +114,15 @@ printf '{"zarr_format": 3, "node_type": "array", "shape": [10], "data_type": "in
 expect_fail 1 "storage transformers" info "$TMP/m5"
 [ -e "$TMP/x.npy" ] && fail "a failed get left $TMP/x.npy behind"
 
+# ---- standard output closed early: an error line, not SIGPIPE
+expect_ok create "$TMP/big" --shape 1000,1000 --chunks 100,100 --dtype float64 --fill-value 1
+CHECKS=$((CHECKS + 1))
+"$Z" get "$TMP/big" -o - --max-mem 64KB 2>"$TMP/pipe_err" | head -c 10 >/dev/null
+rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 1 ] || ! grep -q "^zcube: get: writing to standard output: Broken pipe" "$TMP/pipe_err"; then
+    fail "get -o - | head: exit $rc: $(cat "$TMP/pipe_err")"
+fi
+
 # ---- robustness: odd regions, mutated .npy headers and metadata never crash
 check_no_crash() { # ARGS...: any exit below 128 and at most one stderr line
     CHECKS=$((CHECKS + 1))
