@@ -49,6 +49,7 @@ function selection(region) {
 function jsonScalar(v) {
 	if (typeof v === "bigint") return v.toString();
 	if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+	if (Object.is(v, -0)) return "-0.0"; // JSON.stringify(-0) would give "0"
 	return v;
 }
 

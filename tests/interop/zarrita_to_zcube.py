@@ -33,7 +33,10 @@ CHAINS = ["bytes", "bytes-big", "transpose", "zstd", "zstd-checksum", "blosc", "
 
 
 def codecs_for(rng, chain, dtype, ndim):
-    big = chain == "bytes-big" or rng.random() < 0.2
+    # zarrita byte-swaps bool data in 4-byte groups when endian is "big" (its
+    # BoolArray has no static BYTES_PER_ELEMENT), writing misplaced values: bool
+    # arrays get "little" only.
+    big = (chain == "bytes-big" or rng.random() < 0.2) and dtype != "bool"
     itemsize = np.dtype("|b1" if dtype == "bool" else dtype).itemsize
     # bytes' endian is required for multi-byte types only; zarrita writes it either way
     out = []
@@ -142,7 +145,7 @@ def make_case(rng, work, i, dtype, chain):
     desc = "dtype=%s shape=%s chunks=%s codecs=%s fill=%r key_encoding=%s sep=%s writes=%s" % (
         dtype, shape, chunks, json.dumps(codecs), fill, key_enc, sep, plan)
     return case, {"desc": desc, "expected": expected, "region_text": text,
-                  "expected_region": expected[items], "chunks": chunks}
+                  "expected_region": ic.take(expected, items), "chunks": chunks}
 
 
 def check_info(info, shape, chunks, dtype):
@@ -153,11 +156,8 @@ def check_info(info, shape, chunks, dtype):
     if ch is None or list(ch) != list(chunks):
         problems.append("chunks %r != %r" % (ch, list(chunks)))
     d = info.get("dtype", info.get("data_type"))
-    try:
-        ok = isinstance(d, str) and ic.same_dtype_family(np.dtype(d), "|b1" if dtype == "bool" else dtype)
-    except TypeError:
-        ok = False
-    if not ok:
+    rd = ic.reported_dtype(d)
+    if rd is None or not ic.same_dtype_family(rd, "|b1" if dtype == "bool" else dtype):
         problems.append("dtype %r != %s" % (d, dtype))
     if info.get("zarr_format", 3) != 3:
         problems.append("zarr_format %r != 3" % info.get("zarr_format"))

@@ -50,8 +50,21 @@ CODECS = [
     ("blosc:blosclz:9:noshuffle", {"id": "blosc", "cname": "blosclz", "clevel": 9, "shuffle": 0}),
     ("blosc:zlib:1:shuffle", {"id": "blosc", "cname": "zlib", "clevel": 1, "shuffle": 1}),
     ("blosc:lz4hc:5:shuffle", {"id": "blosc", "cname": "lz4hc", "clevel": 5, "shuffle": 1}),
-    ('{"id": "zstd", "level": 2}', {"id": "zstd", "level": 2}),
+    ('{"compressor": {"id": "zstd", "level": 2}, "filters": null}', {"id": "zstd", "level": 2}),
+    ("json+filters", {"id": "zlib", "level": 1}),
 ]
+
+
+def json_spec_with_filters(dt):
+    """A v2 {compressor, filters} JSON spec with a filter that suits `dt`."""
+    if dt.kind in "iu":
+        f = {"id": "delta", "dtype": dt.newbyteorder("<").str}
+    elif dt.kind == "f":
+        f = {"id": "fixedscaleoffset", "offset": 0, "scale": 1,
+             "dtype": dt.newbyteorder("<").str, "astype": dt.newbyteorder("<").str}
+    else:
+        f = {"id": "shuffle", "elementsize": dt.itemsize}
+    return json.dumps({"compressor": {"id": "zlib", "level": 1}, "filters": [f]}), [f]
 
 
 def make_fill(rng, dt):
@@ -110,8 +123,12 @@ def check_meta(z, case, path):
             problems.append("compressor %r, expected none" % cfg)
     elif cfg is None or any(cfg.get(k) != v for k, v in want.items()):
         problems.append("compressor %r does not match %r" % (cfg, want))
-    if z.filters:
-        problems.append("unexpected filters %r" % [f.get_config() for f in z.filters])
+    got_filters = [f.get_config() for f in z.filters] if z.filters else None
+    want_filters = case["filters"]
+    if (got_filters is None) != (want_filters is None) or (
+            want_filters and [{k: g.get(k) for k in w} for g, w in zip(got_filters, want_filters)]
+            != want_filters):
+        problems.append("filters %r, expected %r" % (got_filters, want_filters))
     info = str(z.info)          # zarr-python's own summary must build
     if "Compressor" not in info:
         problems.append("zarr .info lacks Compressor: %r" % info)
@@ -130,6 +147,9 @@ def run_case(zc, seed, work, i, dtype_name, codec, res):
     sep = "/" if rng.random() < 0.5 else "."
     fill_text, fill = make_fill(rng, dt)
     spec, want_comp = codec
+    want_filters = None
+    if spec == "json+filters":
+        spec, want_filters = json_spec_with_filters(dt)
     dtype_arg = dtype_name if rng.random() < 0.6 else dt.newbyteorder("=").str
     path = os.path.join(work, "a%03d.zarr" % i)
     args = ["create", path, "--zarr-format", "2", "--shape", ",".join(map(str, shape)),
@@ -138,7 +158,7 @@ def run_case(zc, seed, work, i, dtype_name, codec, res):
     if fill_text is not None:
         args.append("--fill-value=" + fill_text)
     case = {"shape": shape, "chunks": chunks, "dt": dt, "order": order, "sep": sep, "fill": fill,
-            "compressor": want_comp}
+            "compressor": want_comp, "filters": want_filters}
     label = "case %d [dtype=%s shape=%s chunks=%s order=%s sep=%s codec=%s fill=%s" % (
         i, dtype_arg, shape, chunks, order, sep, spec, fill_text)
     cmds = [zc.command_line(*args)]
@@ -147,7 +167,10 @@ def run_case(zc, seed, work, i, dtype_name, codec, res):
         expected = np.full(shape, fill, dtype=dt)
 
         def make_data(s):
-            return ic.random_data(rng, dt, s, smooth=rng.random() < 0.3)
+            d = ic.random_data(rng, dt, s, smooth=rng.random() < 0.3)
+            # fixedscaleoffset (scale 1) rounds to integers: give it integral values
+            # (and no -0.0, which comes back as 0.0)
+            return np.around(d) + dt.type(0) if want_filters and dt.kind == "f" else d
 
         plan, done = ic.random_writes(rng, zc, path, expected, make_data, work, str(i))
         cmds += done
@@ -164,14 +187,14 @@ def run_case(zc, seed, work, i, dtype_name, codec, res):
         if why:
             raise AssertionError("zarr-python read (whole): " + why)
         text, items = ic.random_region(rng, shape)
-        why = ic.compare_arrays(expected[items], z[items])
+        why = ic.compare_arrays(ic.take(expected, items), np.asarray(z[items], dtype=z.dtype))
         if why:
             raise AssertionError("zarr-python read [%s]: %s" % (text, why))
         # zarr-python writes into the zcube-made array; zcube reads the result
         if rng.random() < 0.4 and expected.size:
             zw = zarr.open_array(path, mode="r+")
             text2, items2 = ic.random_region(rng, shape)
-            new = ic.random_data(rng, dt, np.shape(expected[items2]))
+            new = make_data(np.shape(ic.take(expected, items2)))
             zw[items2] = new
             expected[items2] = new
             cmds.append("zarr-python: z[%s] = new values" % text2)
