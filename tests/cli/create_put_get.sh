@@ -131,6 +131,47 @@ for spec in "--zarr-format 2" "--zarr-format 3 --shards 8,6,10"; do
         expect_ok get "$arr" -o "$out" && echo "sel|$out|$TMP/cube.npy|" >>"$MAN"
 done
 
+# ---- random regions against NumPy: same selection, or both refuse (IndexError)
+RC3="$TMP/randcube"
+if expect_ok create "$RC3" --shape 9,10,11 --chunks 4,3,5 --dtype float64 --zarr-format 3 --shards 8,6,10 &&
+    expect_ok put "$RC3" "$TMP/cube.npy"; then
+    "$PY" - "$TMP/cube.npy" >"$TMP/regions" <<'PYEOF'
+import random, sys, numpy as np
+a = np.load(sys.argv[1])
+rnd = random.Random(5)
+def part():
+    return "" if rnd.random() < 0.3 else str(rnd.randint(-14, 14))
+def entry():
+    r = rnd.random()
+    if r < 0.25:
+        return str(rnd.randint(-12, 12))
+    s = part() + ":" + part()
+    if rnd.random() < 0.5:
+        s += ":" + str(rnd.randint(1, 4))
+    return s
+for _ in range(60):
+    items = [entry() for _ in range(rnd.randint(0, 3))]
+    if rnd.random() < 0.2:
+        items.insert(rnd.randint(0, len(items)), "...")
+    text = ",".join(items)
+    try:
+        a[eval(f"np.s_[{text}]")] if text else a
+        print("ok\t" + text)
+    except IndexError:
+        print("err\t" + text)
+PYEOF
+    k=0
+    while IFS=$'\t' read -r want r; do
+        k=$((k + 1))
+        if [ "$want" = ok ]; then
+            expect_ok get "$RC3" --region "$r" --max-mem 500B -o "$TMP/rr$k.npy" &&
+                echo "sel|$TMP/rr$k.npy|$TMP/cube.npy|$r" >>"$MAN"
+        else
+            expect_fail 2 "out of bounds" get "$RC3" --region "$r" -o "$TMP/rr$k.npy"
+        fi
+    done <"$TMP/regions"
+fi
+
 # ---- get to standard output
 arr="$TMP/a3_float32"
 if [ -d "$arr" ]; then
