@@ -142,3 +142,28 @@ TEST(pool_parallel_for)
     pool_free(p);
     CHECK(pool_default() != NULL);
 }
+
+#include "core/json.h"
+TEST(json_big_unsigned)
+{
+    const char *doc = "{\"fill_value\": 18446744073709551615, \"s\": \"12345678901234567890\", \"x\": 5}";
+    json_error_t err;
+    json_t *j = zc_json_load(doc, strlen(doc), 0, &err);
+    CHECK(j != NULL);
+    dtype_t u64 = {ZC_UINT64, 8, '<'};
+    uint64_t v = 0;
+    bool is_null;
+    CHECK_OK(dtype_fill_parse(&u64, json_object_get(j, "fill_value"), 2, &v, &is_null));
+    CHECK(v == UINT64_MAX);
+    CHECK(!strcmp(json_string_value(json_object_get(j, "s")), "12345678901234567890")); /* strings untouched */
+    json_t *back = dtype_fill_json(&u64, &v, false, 2);
+    json_object_set_new(j, "fill_value", back);
+    char *text = zc_json_dump(j, JSON_COMPACT | JSON_SORT_KEYS);
+    CHECK(strstr(text, "\"fill_value\":18446744073709551615") != NULL);
+    free(text);
+    json_decref(j);
+    dtype_t i64 = {ZC_INT64, 8, '<'};
+    j = zc_json_load("18446744073709551615", 20, JSON_DECODE_ANY, &err);
+    CHECK_ERR(dtype_fill_parse(&i64, j, 2, &v, &is_null), ZC_EFORMAT, NULL);
+    json_decref(j);
+}

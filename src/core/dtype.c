@@ -2,6 +2,7 @@
 #include "core/dtype.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/json.h"
 
 static const struct {
     zc_dtype type;
@@ -371,6 +373,15 @@ int dtype_fill_parse(const dtype_t *dt, const json_t *v, int zarr_format, void *
     }
     if (dtype_is_integer(t)) {
         int64_t iv;
+        const char *big = json_string_value(v);
+        if (t == ZC_UINT64 && big && !strncmp(big, ZC_JSON_U64_PREFIX, strlen(ZC_JSON_U64_PREFIX))) {
+            char *end;
+            errno = 0;
+            uint64_t u = strtoull(big + strlen(ZC_JSON_U64_PREFIX), &end, 10);
+            if (errno || *end) return zc__err(ZC_EFORMAT, "fill_value %s out of range for uint64", big + strlen(ZC_JSON_U64_PREFIX));
+            memcpy(o, &u, 8);
+            return 0;
+        }
         if (json_is_integer(v)) {
             iv = json_integer_value(v);
         } else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) &&
@@ -508,7 +519,17 @@ json_t *dtype_fill_json(const dtype_t *dt, const void *fill, bool is_null, int z
         case ZC_UINT8: iv = p[0]; break;
         case ZC_UINT16: { uint16_t x; memcpy(&x, p, 2); iv = x; break; }
         case ZC_UINT32: { uint32_t x; memcpy(&x, p, 4); iv = x; break; }
-        default: { uint64_t x; memcpy(&x, p, 8); iv = (int64_t)x; break; }
+        default: {
+            uint64_t x;
+            memcpy(&x, p, 8);
+            if (x > (uint64_t)INT64_MAX) {
+                char buf[40];
+                snprintf(buf, sizeof buf, ZC_JSON_U64_PREFIX "%llu", (unsigned long long)x);
+                return json_string(buf);
+            }
+            iv = (int64_t)x;
+            break;
+        }
         }
         return json_integer(iv);
     }

@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "zarr/zarr.h"
 
 static json_t *transpose_f(int ndim)
@@ -27,7 +28,7 @@ int zarr_meta_parse_v2(const char *text, size_t n, const char *attrs, size_t an,
 {
     json_error_t jerr;
     memset(m, 0, sizeof *m);
-    json_t *doc = json_loadb(text, n, 0, &jerr);
+    json_t *doc = zc_json_load(text, n, 0, &jerr);
     if (!doc) return zc__err(ZC_EFORMAT, "invalid JSON at line %d column %d: %s", jerr.line, jerr.column, jerr.text);
     int rc = 0;
     if (!json_is_object(doc)) { rc = zc__err(ZC_EFORMAT, ".zarray is not a JSON object"); goto out; }

@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "zarr/zarr.h"
 
 static const char *const KNOWN[] = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid",
@@ -56,7 +57,7 @@ int zarr_meta_parse_v3(const char *text, size_t n, zarr_meta *m)
 {
     json_error_t jerr;
     memset(m, 0, sizeof *m);
-    json_t *doc = json_loadb(text, n, 0, &jerr);
+    json_t *doc = zc_json_load(text, n, 0, &jerr);
     if (!doc) return zc__err(ZC_EFORMAT, "invalid JSON at line %d column %d: %s", jerr.line, jerr.column, jerr.text);
     int rc = 0;
     if (!json_is_object(doc)) { rc = zc__err(ZC_EFORMAT, "zarr.json is not a JSON object"); goto out; }

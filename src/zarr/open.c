@@ -5,6 +5,7 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "zarr/zarr.h"
 
 #define KEY_MAX 4096
@@ -217,7 +218,7 @@ static int meta_from_opts(const zc_zarr_create_opts *o, zarr_meta *m)
     /* fill value */
     if (!(m->fill = zc__calloc(1, m->dtype.size))) return ZC_ENOMEM;
     json_error_t jerr;
-    json_t *fv = json_loads(o->fill_value ? o->fill_value : "0", JSON_DECODE_ANY, &jerr);
+    json_t *fv = zc_json_load(o->fill_value ? o->fill_value : "0", strlen(o->fill_value ? o->fill_value : "0"), JSON_DECODE_ANY, &jerr);
     if (!fv) return zc__err(ZC_EINVAL, "fill value '%s' is not JSON", o->fill_value);
     int rc = dtype_fill_parse(&m->dtype, fv, m->zarr_format, m->fill, &m->fill_null);
     json_decref(fv);
@@ -278,7 +279,7 @@ static int put_json(store *st, const char *path, const char *name, json_t *doc)
 {
     char key[KEY_MAX];
     ZC_TRY(zarr_meta_key(path, name, key, sizeof key));
-    char *text = json_dumps(doc, JSON_INDENT(4) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    char *text = zc_json_dump(doc, JSON_INDENT(4) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     if (!text) return zc__err(ZC_ENOMEM, "cannot serialize %s", key);
     int rc = store_put(st, key, text, strlen(text));
     free(text);
@@ -385,7 +386,7 @@ int zc_zarr_metadata_json(const zc_zarr *a, char **out)
                             m->separator == '.' ? "." : "/");
     if (!m->sharded) json_decref(shards);
     if (!doc) return zc__err(ZC_ENOMEM, "cannot build metadata JSON");
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    char *text = zc_json_dump(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(doc);
     if (!text) return zc__err(ZC_ENOMEM, "cannot serialize metadata");
     *out = zc__strdup(text);
