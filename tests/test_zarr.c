@@ -219,6 +219,8 @@ TEST(write_empty_chunks_skips_fill)
     o.write_empty_chunks = 1;
     o.overwrite = 1;
     CHECK_OK(zc_zarr_create(st, "a", &o, &a));
+    CHECK_OK(zc_zarr_stats(a, &s));
+    CHECK(s.chunks_stored == 0); /* overwrite removed the old chunks */
     CHECK_OK(zc_zarr_write(a, NULL, buf, sizeof buf));
     CHECK_OK(zc_zarr_stats(a, &s));
     CHECK(s.chunks_stored == 10);

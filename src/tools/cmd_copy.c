@@ -39,7 +39,7 @@ static const char USAGE[] =
     "  --max-mem SIZE      bound of the data buffer (default 256MB); one write unit\n"
     "                      (shard or chunk) of DST must fit\n"
     "  --threads N         threads for decoding and encoding (default: all cores)\n"
-    "  --overwrite         replace existing metadata at DST\n"
+    "  --overwrite         replace DST (its chunks are removed) if it exists\n"
     "  -h, --help          this text\n";
 
 /* ------------------------------------------------------------ codec of SRC */

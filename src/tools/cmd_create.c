@@ -42,8 +42,8 @@ static const char USAGE[] =
     "  --dimension-names L    names of the dimensions (v3): a JSON array or a\n"
     "                         comma-separated list\n"
     "  --write-empty-chunks   store chunks even when they equal the fill value\n"
-    "  --overwrite            replace existing metadata at PATH (chunks already\n"
-    "                         there are not removed)\n"
+    "  --overwrite            replace the array or group at PATH (its chunks and\n"
+    "                         children are removed)\n"
     "  -h, --help             this text\n";
 
 #define AUTO_CHUNK_BYTES (1u << 20)

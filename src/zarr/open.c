@@ -308,6 +308,43 @@ int zarr_write_meta(store *st, const char *path, const zarr_meta *m)
     return rc;
 }
 
+typedef struct {
+    char **keys;
+    size_t n, cap;
+} key_list;
+
+static int collect_key(const char *key, void *ctx)
+{
+    key_list *l = ctx;
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? 2 * l->cap : 64;
+        char **k = zc__realloc(l->keys, ncap * sizeof *k);
+        if (!k) return ZC_ENOMEM;
+        l->keys = k;
+        l->cap = ncap;
+    }
+    if (!(l->keys[l->n] = zc__strdup(key))) return ZC_ENOMEM;
+    l->n++;
+    return 0;
+}
+
+/* Remove every object of the node at `path` (as zarr-python's overwrite does), so
+ * stale chunks of an older array can never be read as part of the new one. */
+static int erase_node(store *st, const char *path)
+{
+    char prefix[KEY_MAX];
+    int n = snprintf(prefix, sizeof prefix, "%s%s", path, path[0] ? "/" : "");
+    if (n < 0 || (size_t)n >= sizeof prefix) return zc__err(ZC_EOVERFLOW, "path '%s' is too long", path);
+    key_list l = {0};
+    int rc = store_list_prefix(st, prefix, collect_key, &l);
+    for (size_t i = 0; i < l.n; i++) {
+        if (rc == 0) rc = store_erase(st, l.keys[i]);
+        zc__free(l.keys[i]);
+    }
+    zc__free(l.keys);
+    return rc;
+}
+
 int zc_zarr_create(zc_store *st, const char *path, const zc_zarr_create_opts *o, zc_zarr **out)
 {
     zc__err_clear();
@@ -332,11 +369,8 @@ int zc_zarr_create(zc_store *st, const char *path, const zc_zarr_create_opts *o,
     a->st = st;
     a->write_empty_chunks = o->write_empty_chunks;
     if ((rc = array_init(a)) < 0) goto fail;
+    if ((v2 || v3) && (rc = erase_node(st, a->path)) < 0) goto fail;
     if ((rc = zarr_write_meta(st, a->path, &a->m)) < 0) goto fail;
-    /* remove the other format's metadata so the node is unambiguous */
-    char key[KEY_MAX];
-    if (o->zarr_format == 3 && v2 && zarr_meta_key(a->path, ".zarray", key, sizeof key) == 0) store_erase(st, key);
-    if (o->zarr_format == 2 && v3 && zarr_meta_key(a->path, "zarr.json", key, sizeof key) == 0) store_erase(st, key);
     *out = a;
     return 0;
 fail:
