@@ -12,7 +12,8 @@
  *   5. Stores          where keys live: a local folder, memory.
  *   6. Zarr arrays     open/create, inspect, read/write hyperslabs.
  *   7. Groups          list a hierarchy.
- *   8. Testing hooks   fault injection (not a stable API).
+ *   8. Sampler         random windows from several arrays for ML training.
+ *   9. Testing hooks   fault injection (not a stable API).
  *
  * Threading: distinct handles may be used from different threads at once; one
  * handle is used by one thread at a time unless a function says otherwise.
@@ -288,7 +289,131 @@ ZC_API int zc_group_walk(zc_store *store, const char *path, zc_node_fn fn, void 
 /** Create a group (writing .zgroup or zarr.json). */
 ZC_API int zc_group_create(zc_store *store, const char *path, int zarr_format);
 
-/* ===================================================================== 8. Testing hooks */
+/* ===================================================================== 8. Sampler */
+
+/*
+ * Random windows (crops) from one or more arrays, batched for ML training.
+ *
+ *   zc_sampler_opts o = ZC_SAMPLER_OPTS_INIT;  o.seed = 42; o.batch_size = 32;
+ *   zc_sampler_create(&o, &s);
+ *   zc_sampler_source src = ZC_SAMPLER_SOURCE_INIT;
+ *   src.array = arr; src.window[0] = 4; ...;  zc_sampler_add_source(s, &src);
+ *   for (int64_t step = 0; ; step++) {
+ *       const zc_batch *b;  zc_sampler_next(s, &b);   // prefetched, library buffers
+ *       train(b->data[0], b->origins[0]);
+ *   }
+ *
+ * Every dimension of every source has a name in one shared index space (the
+ * array's dimension_names, or names given, or "dim0", "dim1", ... by position).
+ * A window origin is drawn in that space, so sources sharing a dimension name
+ * see the same index there (plus the source's offset and optional jitter).
+ *
+ * The sample space is every valid origin (RANDOM) or a grid of origins with a
+ * given overlap (GRID). An epoch visits each once, in an order given by a keyed
+ * permutation of the space (nothing is materialized): batch b of epoch e for
+ * seed s is a pure function of (s, e, b). `step` counts batches across epochs:
+ * epoch = step / batches_per_epoch. So training can resume at any step and two
+ * runs see identical data.
+ */
+typedef struct zc_sampler zc_sampler;
+
+typedef enum {
+    ZC_SAMPLE_RANDOM = 0, /* every valid origin, shuffled without replacement per epoch */
+    ZC_SAMPLE_GRID = 1,   /* origins on a grid: stride = window - overlap, shuffled per epoch */
+} zc_sample_mode;
+
+typedef struct {
+    unsigned struct_size;   /* sizeof(zc_sampler_opts) */
+    uint64_t seed;          /* key of the shuffle and of jitter */
+    int batch_size;         /* windows per batch, >= 1 */
+    zc_sample_mode mode;    /* RANDOM or GRID */
+    int nthreads;           /* threads reading windows; 0 = all cores */
+    int prefetch;           /* batches read ahead by zc_sampler_next; 0 = none */
+    int reject_nan;         /* redraw windows containing NaN (float/complex sources) */
+    int reject_fill;        /* redraw windows containing the array's fill value */
+    int max_redraws;        /* redraws per window before ZC_ERANGE; 0 = 1000 */
+} zc_sampler_opts;
+
+#define ZC_SAMPLER_OPTS_INIT {sizeof(zc_sampler_opts), 0, 32, ZC_SAMPLE_RANDOM, 0, 2, 0, 0, 0}
+
+typedef struct {
+    unsigned struct_size;            /* sizeof(zc_sampler_source) */
+    const char *name;                /* for messages; may be NULL */
+    zc_zarr *array;                  /* borrowed: must outlive the sampler */
+    int64_t window[ZC_MAX_DIMS];     /* window shape, one per array dimension */
+    const char *dims[ZC_MAX_DIMS];   /* shared-space name per dimension; NULL = dimension_names or "dim<k>" */
+    int64_t offset[ZC_MAX_DIMS];     /* source index = shared index + offset */
+    int64_t jitter[ZC_MAX_DIMS];     /* extra shift, uniform in [-jitter, +jitter], per window */
+    int64_t overlap[ZC_MAX_DIMS];    /* GRID mode: overlap of neighbouring windows */
+} zc_sampler_source;
+
+#define ZC_SAMPLER_SOURCE_INIT {sizeof(zc_sampler_source), NULL, NULL, {0}, {NULL}, {0}, {0}, {0}}
+
+/** CONSTRUCTOR: zc_sampler; DESTRUCTOR: zc_sampler_free. */
+ZC_API int zc_sampler_create(const zc_sampler_opts *opts, zc_sampler **out);
+/** Stop prefetching and free. NULL is a no-op. */
+ZC_API void zc_sampler_free(zc_sampler *s);
+/**
+ * Add a source (before the first batch). Fails with ZC_EINVAL naming the source
+ * and dimension if a window does not fit the array or the shared ranges of a
+ * dimension do not overlap.
+ */
+ZC_API int zc_sampler_add_source(zc_sampler *s, const zc_sampler_source *src);
+
+/** Windows in one epoch, and whole batches per epoch (the last partial batch is dropped). */
+ZC_API int zc_sampler_epoch_size(zc_sampler *s, int64_t *windows, int64_t *batches);
+
+/** Bytes of one batch of source k (batch_size × window elements × itemsize). */
+ZC_API int zc_sampler_batch_bytes(zc_sampler *s, int k, size_t *nbytes);
+
+/**
+ * Read batch `step` into caller buffers: data[k] (zc_sampler_batch_bytes(k)
+ * bytes, windows in C order one after another) and, if origins is not NULL,
+ * origins[k] (batch_size × ndim_k int64, the window origins in array k's own
+ * indices). Thread-safe: several threads may read different steps at once.
+ */
+ZC_API int zc_sampler_read(zc_sampler *s, int64_t step, void *const *data, int64_t *const *origins);
+
+/** A batch in library-owned buffers (see zc_sampler_next). */
+typedef struct {
+    int64_t step;                  /* global batch number */
+    int64_t epoch;                 /* step / batches per epoch */
+    int nsources;
+    void *const *data;             /* data[k]: batch of source k */
+    const size_t *nbytes;          /* nbytes[k] */
+    int64_t *const *origins;       /* origins[k]: batch_size × ndim_k */
+    int64_t rejected;              /* windows redrawn for this batch */
+} zc_batch;
+
+/**
+ * The next batch, starting at `start` (zc_sampler_seek), read ahead by a
+ * background thread `prefetch` batches deep. The batch stays valid until the
+ * next call to zc_sampler_next or zc_sampler_seek on this sampler.
+ */
+ZC_API int zc_sampler_next(zc_sampler *s, const zc_batch **out);
+/** Make the next zc_sampler_next return batch `step`. */
+ZC_API int zc_sampler_seek(zc_sampler *s, int64_t step);
+
+/** Running totals since creation. */
+typedef struct {
+    int64_t windows;        /* windows delivered */
+    int64_t rejected;       /* windows redrawn */
+    int64_t bytes_used;     /* decoded bytes delivered */
+    int64_t bytes_read;     /* bytes fetched from stores (read amplification = read / used on raw data) */
+    int64_t chunks_read;    /* chunks (or inner chunks) fetched and decoded */
+} zc_sampler_stats_t;
+ZC_API int zc_sampler_stats(zc_sampler *s, zc_sampler_stats_t *st);
+
+/** IO counters of one array since it was opened (all threads). */
+typedef struct {
+    int64_t chunks_read;    /* chunks (or inner chunks) fetched and decoded */
+    int64_t bytes_read;     /* stored bytes fetched, shard indexes included */
+    int64_t index_hits;     /* shard indexes found in the cache */
+    int64_t index_misses;   /* shard indexes fetched */
+} zc_zarr_io_stats_t;
+ZC_API int zc_zarr_io_stats(const zc_zarr *arr, zc_zarr_io_stats_t *st);
+
+/* ===================================================================== 9. Testing hooks */
 
 /**
  * Make the Nth allocation from now fail (1 = the next one); with `repeat`, every
