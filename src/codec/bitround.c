@@ -50,7 +50,7 @@ static int bitround_decode(void *state, const void *src, size_t n, void *dst, si
                            size_t *written)
 {
     if (n > cap) return zc__err(ZC_ECORRUPT, "%s: decoded size %zu exceeds %zu", NAME, n, cap);
-    if (dst != src) memcpy(dst, src, n);
+    if (n && dst != src) memcpy(dst, src, n);
     *written = n;
     return 0;
 }

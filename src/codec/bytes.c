@@ -63,7 +63,7 @@ static int bytes_decode(void *state, const void *src, size_t n, void *dst, size_
     const bytes_state *st = state;
     ZC_TRY(check_size(st, n));
     if (n > cap) return zc__err(ZC_ECORRUPT, "bytes: %zu bytes do not fit in %zu", n, cap);
-    if (dst != src) memcpy(dst, src, n);
+    if (n && dst != src) memcpy(dst, src, n);
     if (st->swap) dtype_byteswap(dst, n / st->dt.size, &st->dt);
     *written = n;
     return 0;

@@ -236,7 +236,7 @@ int codec_chain_decode(const codec_chain *ch, const void *src, size_t n, void *d
     if (last < 0) {
         if (n != dst_size)
             return zc__err(ZC_ECORRUPT, "chunk has %zu bytes, expected %zu", n, dst_size);
-        memcpy(dst, src, n);
+        if (n) memcpy(dst, src, n);
         return 0;
     }
     scratch s[2] = {{NULL, 0}, {NULL, 0}};
