@@ -192,7 +192,7 @@ typedef void (*tile_fn)(unsigned char *restrict, const unsigned char *restrict, 
 static void perm_copy(const void *src, void *dst, int nd, const int64_t *in_shape, const int *perm,
                       size_t es)
 {
-    int64_t istr[ZC_MAX_DIMS], shape[ZC_MAX_DIMS], str[ZC_MAX_DIMS];
+    int64_t istr[ZC_MAX_DIMS], shape[ZC_MAX_DIMS] = {0}, str[ZC_MAX_DIMS] = {0};
     int64_t s = 1, total = 1;
     for (int i = nd - 1; i >= 0; i--) {
         istr[i] = s;
