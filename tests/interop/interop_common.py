@@ -83,13 +83,24 @@ class Zcube:
         except ValueError as e:
             raise AssertionError("zcube info --json printed invalid JSON (%s): %r" % (e, out[:400]))
 
-    def get(self, path, out_npy, region=None):
+    def get(self, path, out_npy, region=None, extra=()):
         args = ["get", path]
         if region is not None:
             args += ["--region=" + region]
-        args += ["-o", out_npy]
+        args += ["-o", out_npy] + list(extra)
         self.run(*args)
         return np.load(out_npy, allow_pickle=False)
+
+
+def random_io_options(rng):
+    """Sometimes a small --max-mem (so get/put walk the selection in many
+    pieces) and/or a thread count, to exercise those paths too."""
+    extra = []
+    if rng.random() < 0.3:
+        extra.append("--max-mem=%s" % ["200B", "1KB", "4KiB", "16KB", "64KiB"][int(rng.integers(0, 5))])
+    if rng.random() < 0.3:
+        extra.append("--threads=%d" % int(rng.integers(1, 4)))
+    return extra
 
 
 # --------------------------------------------------------------------- regions
@@ -472,8 +483,9 @@ def random_writes(rng, zc, path, expected, make_data, work, tag):
     if plan in ("whole", "whole+region"):
         data = make_data(shape)
         save_npy_variant(rng, npy, data)
-        zc.run("put", path, npy)
-        done.append("put (whole)")
+        extra = random_io_options(rng)
+        zc.run("put", path, npy, *extra)
+        done.append("put (whole) %s" % " ".join(extra))
         expected[...] = data
     if plan in ("regions", "whole+region"):
         for _ in range(int(rng.integers(1, 4))):
@@ -481,7 +493,8 @@ def random_writes(rng, zc, path, expected, make_data, work, tag):
             target = take(expected, items)
             data = make_data(np.shape(target))
             save_npy_variant(rng, npy, data)
-            zc.run("put", path, npy, "--region=" + text)
-            done.append("put --region=%s" % text)
+            extra = random_io_options(rng)
+            zc.run("put", path, npy, "--region=" + text, *extra)
+            done.append("put --region=%s %s" % (text, " ".join(extra)))
             expected[items] = data
     return plan, done
