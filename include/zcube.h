@@ -247,6 +247,8 @@ ZC_API int zc_zarr_stats(zc_zarr *arr, zc_zarr_stats_t *stats);
  * whole array); each range must satisfy 0 <= start <= stop <= shape, step > 0.
  * Missing chunks read as the fill value. Chunks are fetched and decoded in
  * parallel; a fully covered chunk whose layout matches decodes straight into dst.
+ * Sharded arrays cache decoded shard indexes in the handle (up to 64 MiB):
+ * reopen the array if another process rewrote its shards since.
  * @return 0, ZC_ERANGE (selection outside the array, dimension named),
  *         ZC_EINVAL (dst_size too small), ZC_ECORRUPT/ECHECKSUM (chunk key and
  *         codec named), ZC_EIO, ZC_ENOMEM.

@@ -6,9 +6,11 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "zarr/shard_cache.h"
 #include "zarr/zarr.h"
 
 #define KEY_MAX 4096
+#define SHARD_CACHE_BYTES (64u << 20) /* decoded shard indexes kept per array */
 
 /* Copy `path` without leading/trailing slashes; "." means the root. */
 static int normalize_path(const char *path, char **out)
@@ -79,6 +81,7 @@ static int array_init(zc_zarr *a)
         a->index_nbytes = enc.size;
         buf_free(&enc);
         ZC_TRY(rc);
+        ZC_TRY(shard_cache_create((size_t)a->inner_per_shard * 2, SHARD_CACHE_BYTES, &a->index_cache));
     }
     return 0;
 }
@@ -88,6 +91,7 @@ static void array_free(zc_zarr *a)
     if (!a) return;
     codec_chain_free(a->chain);
     codec_chain_free(a->index_chain);
+    shard_cache_free(a->index_cache);
     zarr_meta_free(&a->m);
     zc__free(a->path);
     zc__free(a);
@@ -494,4 +498,21 @@ void zarr_fill(const zc_zarr *a, void *dst, size_t n)
         memcpy(p + done, p, k);
         done += k;
     }
+}
+
+uint64_t zarr_grid_id(const zc_zarr *a, const int64_t *coord)
+{
+    uint64_t id = 0;
+    for (int d = 0; d < a->m.ndim; d++) id = id * (uint64_t)a->grid[d] + (uint64_t)coord[d];
+    return id;
+}
+
+int zc_zarr_io_stats(const zc_zarr *a, zc_zarr_io_stats_t *st)
+{
+    if (!a || !st) return zc__err(ZC_EINVAL, "zc_zarr_io_stats: NULL argument");
+    st->chunks_read = atomic_load(&a->chunks_read);
+    st->bytes_read = atomic_load(&a->bytes_read);
+    st->index_hits = atomic_load(&a->index_hits);
+    st->index_misses = atomic_load(&a->index_misses);
+    return 0;
 }

@@ -108,6 +108,12 @@ static int read_group(void *vctx, size_t g, int slot)
             zarr_fill_nd(r->dst + dst_off, s->ostride, count, s->ndim, a->m.fill, a->m.dtype.size);
             continue;
         }
+        if (q->status == ZC_ERANGE) { /* only byte ranges of shards are requested */
+            rc = zc__err(ZC_ECORRUPT, "array '%s': shard '%s' ends before the inner chunk its index places at "
+                         "byte offset %llu (%llu bytes)", a->path, q->key, (unsigned long long)q->offset,
+                         (unsigned long long)q->length);
+            goto out;
+        }
         if (q->status < 0) {
             rc = zc__err_wrap(q->status, "array '%s': reading '%s'", a->path, q->key);
             goto out;
@@ -123,6 +129,8 @@ static int read_group(void *vctx, size_t g, int slot)
             }
             target = r->scratch[slot];
         }
+        atomic_fetch_add(&a->chunks_read, 1);
+        atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
         rc = codec_chain_decode(a->chain, q->data, q->size, target, a->rchunk_nbytes);
         if (rc < 0) {
             if (a->m.sharded)

@@ -6,6 +6,7 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "zarr/shard_cache.h"
 
 #define KEY_LEN 1024
 
@@ -49,7 +50,9 @@ typedef struct {
     shard_set *ss;
     zc_zarr *a;
     char (*keys)[KEY_LEN];
-    store_req *reqs;
+    store_req *reqs;      /* one per cache miss */
+    size_t *which;        /* reqs[m] is touched shard which[m] */
+    uint64_t *ids;        /* grid number of touched shard t */
 } load_ctx;
 
 static void shard_coord(const shard_set *ss, size_t t, int64_t *c)
@@ -60,25 +63,30 @@ static void shard_coord(const shard_set *ss, size_t t, int64_t *c)
     }
 }
 
-static int decode_one(void *vctx, size_t t, int slot)
+static int decode_one(void *vctx, size_t m, int slot)
 {
     load_ctx *l = vctx;
     shard_set *ss = l->ss;
     zc_zarr *a = l->a;
-    store_req *q = &l->reqs[t];
+    store_req *q = &l->reqs[m];
+    size_t t = l->which[m];
     uint64_t *idx = ss->index + t * (size_t)a->inner_per_shard * 2;
     if (q->status == ZC_ENOENT) {
         ss->present[t] = false;
+        shard_cache_put(a->index_cache, l->ids[t], NULL, false, 0);
         return 0;
     }
     if (q->status == ZC_ERANGE || (q->status == 0 && q->size != a->index_nbytes))
         return zc__err(ZC_ECORRUPT, "array '%s': shard '%s' is too short for its index (%zu bytes)", a->path,
                        q->key, a->index_nbytes);
     if (q->status < 0) return zc__err_wrap(q->status, "array '%s': reading index of shard '%s'", a->path, q->key);
+    atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
     int rc = zarr_shard_index_decode(a, q->data, q->size, idx);
     if (rc < 0) return zc__err_wrap(rc, "array '%s': index of shard '%s'", a->path, q->key);
+    ZC_TRY(shard_index_check(a, idx, q->total, q->key));
     ss->present[t] = true;
-    return shard_index_check(a, idx, q->total, q->key);
+    shard_cache_put(a->index_cache, l->ids[t], idx, true, q->total);
+    return 0;
 }
 
 int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int width)
@@ -99,31 +107,48 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
         if (ck_mul_sz(n, (size_t)k, &n)) return zc__err(ZC_EOVERFLOW, "number of shards overflows");
     }
     ss->nshards = n;
-    load_ctx l = {ss, a, NULL, NULL};
-    size_t per = (size_t)a->inner_per_shard * 2;
+    load_ctx l = {ss, a, NULL, NULL, NULL, NULL};
+    size_t per = (size_t)a->inner_per_shard * 2, nmiss = 0;
     ss->index = zc__malloc_array(n, per * sizeof(uint64_t));
     ss->present = zc__calloc(n, sizeof(bool));
-    l.keys = zc__malloc_array(n, KEY_LEN);
-    l.reqs = zc__calloc(n, sizeof(store_req));
+    l.ids = zc__malloc_array(n, sizeof(uint64_t));
     int rc = 0;
-    if (!ss->index || !ss->present || !l.keys || !l.reqs) {
+    if (!ss->index || !ss->present || !l.ids) {
         rc = ZC_ENOMEM;
         goto out;
     }
     for (size_t t = 0; t < n; t++) {
         int64_t c[ZC_MAX_DIMS];
+        uint64_t size;
         shard_coord(ss, t, c);
-        if ((rc = zarr_chunk_key(a, c, l.keys[t], KEY_LEN)) < 0) goto out;
-        l.reqs[t] = (store_req){.key = l.keys[t], .offset = 0, .length = a->index_nbytes,
-                                .from_end = a->m.index_at_end};
+        l.ids[t] = zarr_grid_id(a, c);
+        if (shard_cache_get(a->index_cache, l.ids[t], ss->index + t * per, &ss->present[t], &size)) continue;
+        if (!l.reqs) { /* first miss: room for all */
+            l.keys = zc__malloc_array(n, KEY_LEN);
+            l.reqs = zc__calloc(n, sizeof(store_req));
+            l.which = zc__malloc_array(n, sizeof(size_t));
+            if (!l.keys || !l.reqs || !l.which) {
+                rc = ZC_ENOMEM;
+                goto out;
+            }
+        }
+        if ((rc = zarr_chunk_key(a, c, l.keys[nmiss], KEY_LEN)) < 0) goto out;
+        l.reqs[nmiss] = (store_req){.key = l.keys[nmiss], .offset = 0, .length = a->index_nbytes,
+                                    .from_end = a->m.index_at_end};
+        l.which[nmiss++] = t;
     }
-    if ((rc = store_get_many(a->st, l.reqs, n)) < 0) goto out;
-    rc = pool_for(p, n, width, decode_one, &l);
+    atomic_fetch_add(&a->index_hits, (int64_t)(n - nmiss));
+    atomic_fetch_add(&a->index_misses, (int64_t)nmiss);
+    if (nmiss == 0) goto out;
+    if ((rc = store_get_many(a->st, l.reqs, nmiss)) < 0) goto out;
+    rc = pool_for(p, nmiss, width, decode_one, &l);
 out:
     if (l.reqs)
-        for (size_t t = 0; t < n; t++) zc__free(l.reqs[t].data);
+        for (size_t m = 0; m < nmiss; m++) zc__free(l.reqs[m].data);
     zc__free(l.reqs);
     zc__free(l.keys);
+    zc__free(l.which);
+    zc__free(l.ids);
     return rc;
 }
 

@@ -16,6 +16,7 @@
 #include "zarr/copy.h"
 #include "zarr/select.h"
 #include "zarr/shard.h"
+#include "zarr/shard_cache.h"
 
 #define KEY_LEN 1024
 
@@ -209,6 +210,7 @@ static int write_shard(void *vctx, size_t t, int slot)
         index[2 * i + 1] = body.size - before;
         any = true;
     }
+    shard_cache_drop(a->index_cache, zarr_grid_id(a, sc));
     if (!any) {
         rc = store_erase(a->st, key);
         goto out;

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "codec/codec.h"
@@ -59,7 +60,13 @@ struct zc_zarr {
     size_t index_nbytes;           /* encoded size of a shard index */
     int nthreads;                  /* 0 = pool default */
     bool write_empty_chunks;       /* store chunks equal to the fill value */
+    struct shard_cache *index_cache; /* decoded shard indexes (sharded only) */
+    /* IO counters (zc_zarr_io_stats), updated atomically by every thread */
+    _Atomic int64_t chunks_read, bytes_read, index_hits, index_misses;
 };
+
+/* Linear number of a shard (or chunk) in the grid. */
+uint64_t zarr_grid_id(const zc_zarr *a, const int64_t *coord);
 
 /* ---- metadata (meta_v2.c, meta_v3.c, meta.c) ---- */
 int zarr_meta_parse_v2(const char *zarray_text, size_t n, const char *zattrs_text, size_t an,
