@@ -459,6 +459,15 @@ def random_shape_chunks(rng, max_elems=4000, max_chunks=120, ndims=(1, 1, 2, 2, 
     return tuple(shape), tuple(chunks)
 
 
+def random_shape_chunks_for(rng, shape, max_chunks=120):
+    """A random chunk shape for an existing `shape` (ragged edges likely)."""
+    chunks = [int(rng.integers(1, n + 1)) if n > 1 else 1 for n in shape]
+    while np.prod([-(-n // c) for n, c in zip(shape, chunks)]) > max_chunks:
+        i = int(np.argmax([-(-n // c) for n, c in zip(shape, chunks)]))
+        chunks[i] *= 2
+    return tuple(chunks)
+
+
 def save_npy_variant(rng, path, data):
     """Save `data` as .npy, sometimes big-endian and/or Fortran-ordered, to
     exercise zcube's .npy reader; values are unchanged."""

@@ -1,6 +1,8 @@
 """zcube writes Zarr v3, zarrita (JS) reads.
 
 A seeded random matrix of v3 arrays made with `zcube create --zarr-format 3`
+(and, for a quarter of them, `zcube copy --zarr-format 3` of a v2 array
+zarr-python wrote, with new codecs, chunks and shards)
 (codecs bytes, zstd, gzip, zlib, lz4, blosc, optionally crc32c; sharded or
 not, with shapes that leave partial shards and partial inner chunks at the
 edges; fill values incl. NaN/Infinity; both chunk key separators) and filled
@@ -97,6 +99,67 @@ def make_case(rng, zc, work, i, dtype, codec):
     return case
 
 
+def make_copy_case(rng, zc, work, i, dtype, codec):
+    """zarr-python writes a v2 array; `zcube copy --zarr-format 3` converts it
+    (codec, chunks and shards changed or kept); zarrita reads the copy."""
+    import zarr
+    from numcodecs import GZip, LZ4, Blosc, Zlib, Zstd
+    dt = np.dtype("|b1" if dtype == "bool" else dtype)
+    if dt.itemsize > 1 and rng.random() < 0.4:
+        dt = dt.newbyteorder(">")
+    shape, chunks = ic.random_shape_chunks(rng, max_elems=3000, max_chunks=100)
+    # compressors zarrita can read (when the copy keeps the source's: no --codec)
+    comps = [None, Zstd(level=3), LZ4(), Zlib(level=5), GZip(level=1),
+             Blosc(cname="zstd", clevel=4, shuffle=Blosc.BITSHUFFLE),
+             Blosc(cname="lz4", clevel=5, shuffle=Blosc.SHUFFLE)]
+    comp = comps[int(rng.integers(0, len(comps)))]
+    _t, fill = make_fill(rng, dtype)
+    src = os.path.join(work, "src%03d.zarr" % i)
+    z = zarr.open_array(src, mode="w", shape=shape, chunks=chunks, dtype=dt, compressor=comp,
+                        fill_value=fill, order="F" if rng.random() < 0.4 else "C",
+                        dimension_separator="/" if rng.random() < 0.5 else ".")
+    data = ic.random_data(rng, dt, shape, smooth=rng.random() < 0.3)
+    if rng.random() < 0.5:
+        z[...] = data
+    else:
+        _t, items = ic.random_region(rng, shape)
+        z[items] = ic.take(data, items)          # the rest stays missing (fill)
+    reopened = zarr.open_array(src, mode="r")
+    expected = reopened[...]
+    fill = reopened.fill_value   # as stored: zarr-python 2.13 writes a -0.0 fill as 0.0
+    dst = os.path.join(work, "a%03d.zarr" % i)
+    args = ["copy", src, dst, "--zarr-format", "3"]
+    if rng.random() < 0.7:
+        args += ["--codec", codec]
+    new_chunks = chunks
+    r = rng.random()
+    if r < 0.3:
+        new_chunks = ic.random_shape_chunks_for(rng, shape, max_chunks=100)
+        args += ["--chunks", ",".join(map(str, new_chunks))]
+    unit = new_chunks
+    if rng.random() < 0.6:
+        unit = tuple(c * int(rng.integers(1, 4)) for c in new_chunks)
+        args += ["--shards", ",".join(map(str, unit))]
+    if rng.random() < 0.4:
+        # a memory bound just large enough for one write unit (shard or chunk)
+        nbytes = int(np.prod(unit)) * dt.itemsize
+        args.append("--max-mem=%dB" % (nbytes * int(rng.integers(1, 4))))
+    if rng.random() < 0.3:
+        args.append("--threads=%d" % int(rng.integers(1, 4)))
+    case = {"id": i, "path": dst, "dtype": dtype,
+            "desc": "copy of zarr-python v2 dtype=%s shape=%s chunks=%s compressor=%s fill=%r" % (
+                dt.str, shape, chunks, comp.get_config() if comp else None, fill),
+            "cmds": ["zarr-python wrote %s" % src, zc.command_line(*args)]}
+    zc.run(*args)
+    for _ in range(20):
+        text, items = ic.random_region(rng, shape)
+        if ic.take(expected, items).size:
+            break
+    case.update(region_text=text, region=ic.expand_region(items, shape), expected=expected,
+                expected_region=ic.take(expected, items), chunks=new_chunks, fill=fill)
+    return case
+
+
 def check(case, r):
     if not r.get("ok"):
         return "zarrita failed to read: %s" % r.get("error")
@@ -136,6 +199,12 @@ def main():
     dtypes = list(ic.ZARRITA_DTYPES) + (["float16"] if ic.node_has_float16() else [])
     print("seed %d (ZC_INTEROP_SEED=%d to repeat), %d arrays; dtypes %s"
           % (seed, seed, args.count, ",".join(dtypes)), flush=True)
+    try:
+        import zarr  # noqa: F401  (copy cases convert zarr-python's v2 arrays)
+        have_zarr = True
+    except ImportError:
+        have_zarr = False
+        print("note: no zarr-python: the zcube copy (v2 -> v3) cases are left out")
     rng = np.random.default_rng(seed)
     zc = ic.Zcube(args.zcube)
     res = ic.Results("zcube_to_zarrita")
@@ -151,7 +220,10 @@ def main():
                 continue
             crng = np.random.default_rng([seed, i])
             try:
-                cases.append(make_case(crng, zc, work, i, dtype, codec))
+                if have_zarr and crng.random() < 0.25:
+                    cases.append(make_copy_case(crng, zc, work, i, dtype, codec))
+                else:
+                    cases.append(make_case(crng, zc, work, i, dtype, codec))
             except ic.ZcubeError as e:
                 res.fail("case %d [dtype=%s codec=%s]" % (i, dtype, codec),
                          "zcube failed while writing:\n" + e.describe())
