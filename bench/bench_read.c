@@ -25,7 +25,7 @@
  * when unset). The destination buffer is allocated and touched once before
  * timing. Cache modes: cold drops the page cache (sync; echo 3 >
  * /proc/sys/vm/drop_caches, needs root) before each timed read; warm reads
- * the whole array once, untimed, first. Whole reads: best of N reps.
+ * the whole array once, untimed, before each phase. Whole reads: best of N reps.
  * GB/s are 1e9 bytes of decoded data per second.
  *
  * Checksums (sum of the uint32 bit patterns mod 2^64) are compared with
@@ -324,6 +324,18 @@ static double decode_gbps(job *j, int nthreads, int reps)
 
 /* ---- output ---- */
 
+/* 1-minute load average: the machine is shared, so say how busy it was */
+static double loadavg1(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
 static void print_case(const char *cname, const char *phase, const char *cache, bool dropped, int nthreads,
                        size_t bytes, double zs, const ref_entry *ref, uint64_t zcs, double ceiling,
                        double mem, double dec, double chain_dec, double goal_ratio, size_t nregions)
@@ -337,6 +349,7 @@ static void print_case(const char *cname, const char *phase, const char *cache, 
     json_object_set_new(o, "cache", json_string(cache));
     json_object_set_new(o, "cache_dropped", json_boolean(dropped));
     json_object_set_new(o, "threads", json_integer(nthreads));
+    json_object_set_new(o, "loadavg1", json_real(loadavg1()));
     json_object_set_new(o, "bytes", json_integer((json_int_t)bytes));
     if (nregions) json_object_set_new(o, "regions", json_integer((json_int_t)nregions));
     json_object_set_new(o, "zcube_s", json_real(zs));
@@ -458,9 +471,10 @@ int main(int argc, char **argv)
         memset(dst, 0, nbytes);
         double best = 1e30;
         bool dropped = true;
+        if (do_whole && !cold && (rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0)
+            die_zc("zc_zarr_read (warm-up)", rc);
         for (int r = 0; r < reps && do_whole; r++) {
             if (cold) dropped = drop_caches() && dropped;
-            else if ((rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0) die_zc("zc_zarr_read (warm-up)", rc);
             double t = now();
             if ((rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0) die_zc("zc_zarr_read (whole)", rc);
             double dt = now() - t;

@@ -18,8 +18,9 @@
 #   ZC_NUM_THREADS zcube threads (default 2).
 #
 # Steps: read_ref.py gen (zarr-python writes none/lz4/zstd arrays and
-# regions.txt), then per cache mode read_ref.py time (zarr-python timings) and
-# bench_read (zcube timings, ceiling, ratios, checksum check).
+# regions.txt), then per cache mode, codec and phase: read_ref.py time
+# (zarr-python timing) and right after it bench_read (zcube timing, ceiling,
+# ratio, checksum check).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,10 +69,19 @@ fi
 log "generating data with zarr-python in $data (scale $scale)"
 $py "$root/bench/read_ref.py" gen "$data" --scale "$scale" >&2
 
+# Each case runs zarr-python then zcube back to back, so both see about the same
+# load on this shared machine.
 for mode in $modes; do
-    log "zarr-python, cache $mode"
-    $py "$root/bench/read_ref.py" time "$data" --cache "$mode" --reps "$reps" > "$data/ref_$mode.jsonl"
-    cat "$data/ref_$mode.jsonl" >&2
-    log "zcube (ZC_NUM_THREADS=$ZC_NUM_THREADS), cache $mode"
-    "$build/bench/bench_read" "$data" "$data/ref_$mode.jsonl" --cache "$mode" --reps "$reps"
+    for codec in none lz4 zstd; do
+        for phase in whole regions; do
+            ref=$data/ref_${mode}_${codec}_$phase.json
+            log "$mode $codec $phase: zarr-python"
+            $py "$root/bench/read_ref.py" time "$data" --cache "$mode" --reps "$reps" \
+                --codec "$codec" --phase "$phase" > "$ref"
+            cat "$ref" >&2
+            log "$mode $codec $phase: zcube (ZC_NUM_THREADS=$ZC_NUM_THREADS)"
+            "$build/bench/bench_read" "$data" "$ref" --cache "$mode" --reps "$reps" \
+                --codec "$codec" --phase "$phase"
+        done
+    done
 done

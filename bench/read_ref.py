@@ -7,6 +7,7 @@ the read benchmark (bench/read_bench.sh runs it; bench/bench_read compares).
       shape (256*S, 1024, 1024) rounded to whole time chunks, chunks
       (16, 256, 256) = 4 MiB, and DIR/regions.txt: 1,000 random crops.
   /usr/bin/python3 bench/read_ref.py time DIR --cache cold|warm [--reps N]
+                                      [--codec C] [--phase whole|regions]
       Times zarr-python reading each whole array and the 1,000 crops; prints
       one JSON object per (codec, phase) with the seconds and a checksum.
 
@@ -121,41 +122,52 @@ def drop_caches(mode):
 def time_all(args):
     crop, corners = read_regions(os.path.join(args.dir, "regions.txt"))
     for name in CODECS:
+        if args.codec and name != args.codec:
+            continue
         z = zarr.open(os.path.join(args.dir, name + ".zarr"), mode="r")
-        # whole array
-        best = None
-        cs = None
-        dropped = True
-        for _ in range(args.reps):
-            if args.cache == "warm":
-                z[...]  # warm the page cache
-            dropped = drop_caches(args.cache) and dropped
-            t = time.perf_counter()
-            a = z[...]
-            dt = time.perf_counter() - t
-            best = dt if best is None else min(best, dt)
-            if cs is None:
-                cs = checksum(a)
-            del a
-        print(json.dumps({"codec": name, "phase": "whole", "cache": args.cache,
-                          "cache_dropped": dropped and args.cache == "cold", "seconds": best, "reps": args.reps,
-                          "bytes": z.nbytes, "checksum": "%016x" % cs}), flush=True)
-        # random crops: the same list, in order, one read each
-        if args.cache == "warm":
-            z[...]
-        dropped = drop_caches(args.cache)
-        total = 0.0
-        cs = 0
-        nbytes = 0
-        for (t0, y0, x0) in corners:
-            t = time.perf_counter()
-            a = z[t0:t0 + crop[0], y0:y0 + crop[1], x0:x0 + crop[2]]
-            total += time.perf_counter() - t
-            cs = (cs + checksum(a)) % (1 << 64)
-            nbytes += a.nbytes
-        print(json.dumps({"codec": name, "phase": "regions", "cache": args.cache,
-                          "cache_dropped": dropped and args.cache == "cold", "seconds": total, "reps": 1,
-                          "bytes": nbytes, "checksum": "%016x" % cs}), flush=True)
+        if args.phase in (None, "whole"):
+            time_whole(args, name, z)
+        if args.phase in (None, "regions"):
+            time_regions(args, name, z, crop, corners)
+
+
+def time_whole(args, name, z):
+    best = None
+    cs = None
+    dropped = True
+    if args.cache == "warm":
+        z[...]  # warm the page cache
+    for _ in range(args.reps):
+        dropped = drop_caches(args.cache) and dropped
+        t = time.perf_counter()
+        a = z[...]
+        dt = time.perf_counter() - t
+        best = dt if best is None else min(best, dt)
+        if cs is None:
+            cs = checksum(a)
+        del a
+    print(json.dumps({"codec": name, "phase": "whole", "cache": args.cache,
+                      "cache_dropped": dropped and args.cache == "cold", "seconds": best, "reps": args.reps,
+                      "bytes": z.nbytes, "checksum": "%016x" % cs}), flush=True)
+
+
+def time_regions(args, name, z, crop, corners):
+    """The same list of crops as bench_read, in order, one read each."""
+    if args.cache == "warm":
+        z[...]
+    dropped = drop_caches(args.cache)
+    total = 0.0
+    cs = 0
+    nbytes = 0
+    for (t0, y0, x0) in corners:
+        t = time.perf_counter()
+        a = z[t0:t0 + crop[0], y0:y0 + crop[1], x0:x0 + crop[2]]
+        total += time.perf_counter() - t
+        cs = (cs + checksum(a)) % (1 << 64)
+        nbytes += a.nbytes
+    print(json.dumps({"codec": name, "phase": "regions", "cache": args.cache,
+                      "cache_dropped": dropped and args.cache == "cold", "seconds": total, "reps": 1,
+                      "bytes": nbytes, "checksum": "%016x" % cs}), flush=True)
 
 
 def main():
@@ -169,6 +181,8 @@ def main():
     t.add_argument("dir")
     t.add_argument("--cache", choices=("cold", "warm"), default="cold")
     t.add_argument("--reps", type=int, default=1)
+    t.add_argument("--codec", choices=CODECS, help="time this codec only")
+    t.add_argument("--phase", choices=("whole", "regions"), help="time this phase only")
     args = p.parse_args()
     if args.cmd == "gen":
         gen(args)
