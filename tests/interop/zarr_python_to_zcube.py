@@ -207,7 +207,45 @@ def check_info(info, z):
         problems.append("dtype %r does not name %s" % (dtype, z.dtype.str))
     if info.get("zarr_format", 2) != 2:
         problems.append("zarr_format %r != 2" % info.get("zarr_format"))
+    # optional fields of zcube's JSON: checked when present
+    if "numpy_dtype" in info and info["numpy_dtype"] != z.dtype.str:
+        problems.append("numpy_dtype %r != %r (byte order included)" % (info["numpy_dtype"], z.dtype.str))
+    if "order" in info and info["order"] != z.order:
+        problems.append("order %r != %r" % (info["order"], z.order))
+    sep = getattr(z, "_dimension_separator", None) or "."
+    if "separator" in info and info["separator"] != sep:
+        problems.append("separator %r != %r" % (info["separator"], sep))
+    if "attributes" in info and (info["attributes"] or {}) != z.attrs.asdict():
+        problems.append("attributes %r != %r" % (info["attributes"], z.attrs.asdict()))
+    if "fill_value" in info:
+        meta = json.loads(open(os.path.join(z.store.path, z.path, ".zarray")).read())
+        if not same_fill_json(info["fill_value"], meta["fill_value"], z.dtype):
+            problems.append("fill_value %r, .zarray has %r" % (info["fill_value"], meta["fill_value"]))
     return problems
+
+
+def same_fill_json(got, want, dt):
+    """zcube's fill_value (JSON) and the .zarray one denote the same value."""
+    if got == want:
+        return True
+    if dt.kind == "S" and isinstance(got, str) and isinstance(want, str):
+        import base64       # both base64; NUL padding to the item size is the same value
+        try:
+            g, w = base64.b64decode(got), base64.b64decode(want)
+        except ValueError:
+            return False
+        return g.ljust(dt.itemsize, b"\0") == w.ljust(dt.itemsize, b"\0")
+    if dt.kind in "fc" and want is not None and got is not None:
+        def val(v):
+            if isinstance(v, list):
+                return complex(val(v[0]), val(v[1]))
+            return float(v)          # also "NaN", "Infinity", "-Infinity"
+        try:
+            a, b = np.array(val(got), dt), np.array(val(want), dt)
+        except (TypeError, ValueError):
+            return False
+        return ic.compare_arrays(b, a) is None
+    return False
 
 
 def run_case(zc, seed, work, i, dtype_str, comp_kind, res):
@@ -240,6 +278,13 @@ def run_case(zc, seed, work, i, dtype_str, comp_kind, res):
                             compressor=compressor, filters=filters, fill_value=fill, order=order,
                             dimension_separator=sep, write_empty_chunks=wec)
         z[...] = data
+        if rng.random() < 0.3:
+            z.attrs.update({"title": "tést ✓ \U0001F600", "n": [1, 2.5, None], "nested": {"ok": True}})
+        if sep == "." and rng.random() < 0.4:
+            # arrays written before zarr 2.8 have no dimension_separator ('.' implied)
+            meta = json.load(open(os.path.join(path, ".zarray")))
+            del meta["dimension_separator"]
+            json.dump(meta, open(os.path.join(path, ".zarray"), "w"))
         files = chunk_files(path)
         if fill is not None and files and rng.random() < 0.5:
             k = max(1, int(len(files) * rng.uniform(0.1, 0.6)))
@@ -297,6 +342,57 @@ def run_case(zc, seed, work, i, dtype_str, comp_kind, res):
         res.ok(label + " (region %s)" % region_text)
 
 
+def check_hierarchy(zc, work, res):
+    """zarr-python builds a small group hierarchy (nested groups, names with a
+    space and non-ASCII letters, attributes); zcube must list it (info --json
+    of groups, ls) and read its arrays by path."""
+    label = "hierarchy [zarr-python groups: root/{sub/{x y, deeper/z}, ünï/w, top}]"
+    root = os.path.join(work, "tree.zarr")
+    try:
+        g = zarr.open_group(root, mode="w")
+        g.attrs["title"] = "tést"
+        sub = g.create_group("sub")
+        xy = sub.create_dataset("x y", shape=(7,), chunks=(3,), dtype="<i2")
+        xy[...] = np.arange(7) - 3
+        sub.create_group("deeper").create_dataset("z", shape=(2, 2), chunks=(1, 2), dtype="|u1")[...] = 5
+        g.create_group("ünï").create_dataset("w", shape=(3,), chunks=(2,), dtype=">f8")[...] = [1.5, np.nan, -2]
+        g.create_dataset("top", shape=(2, 3), chunks=(2, 2), dtype="<f4", fill_value=np.nan)
+        want_members = {n: "group" for n in g.group_keys()}
+        want_members.update({n: "array" for n in g.array_keys()})
+    except Exception:
+        res.fail(label, "zarr-python side failed (harness error):\n" + traceback.format_exc())
+        return
+    try:
+        info = zc.info_json(root)
+        got = {m.get("name"): m.get("kind") for m in info.get("members", [])}
+        problems = []
+        if info.get("node") != "group":
+            problems.append("root node %r, expected group" % info.get("node"))
+        if got != want_members:
+            problems.append("root members %r, expected %r" % (got, want_members))
+        sub_info = zc.info_json(os.path.join(root, "sub"))
+        got = {m.get("name"): m.get("kind") for m in sub_info.get("members", [])}
+        if got != {"x y": "array", "deeper": "group"}:
+            problems.append("sub members %r" % got)
+        listing = zc.run("ls", root)
+        for name in ("sub", "x y", "deeper", "z", "ünï", "w", "top"):
+            if not any(line.strip().startswith(name + " ") for line in listing.splitlines()):
+                problems.append("zcube ls does not list %r" % name)
+        out = os.path.join(work, "out.npy")
+        for path, want in (("sub/x y", g["sub/x y"][...]), ("sub/deeper/z", g["sub/deeper/z"][...]),
+                           ("ünï/w", g["ünï/w"][...]), ("top", g["top"][...])):
+            why = ic.compare_arrays(want, zc.get(os.path.join(root, path), out))
+            if why:
+                problems.append("get %s: %s" % (path, why))
+        if problems:
+            res.fail(label, "; ".join(problems) + "\nzcube ls:\n" + listing)
+            return
+    except ic.ZcubeError as e:
+        res.fail(label, e.describe())
+        return
+    res.ok(label)
+
+
 def cycle(rng, items):
     """Endless sequence visiting every item once per round, in random order."""
     while True:
@@ -329,6 +425,8 @@ def main():
             if args.only and i not in args.only:
                 continue
             run_case(zc, seed, work, i, dt, comp, res)
+        if not args.only:
+            check_hierarchy(zc, work, res)
     finally:
         ic.remove_workdir(work)
     print("%d zcube calls in %.1f s" % (zc.calls, time.time() - t0))

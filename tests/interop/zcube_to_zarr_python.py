@@ -152,15 +152,34 @@ def run_case(zc, seed, work, i, dtype_name, codec, res):
         spec, want_filters = json_spec_with_filters(dt)
     dtype_arg = dtype_name if rng.random() < 0.6 else dt.newbyteorder("=").str
     path = os.path.join(work, "a%03d.zarr" % i)
-    args = ["create", path, "--zarr-format", "2", "--shape", ",".join(map(str, shape)),
-            "--dtype", dtype_arg, "--chunks", ",".join(map(str, chunks)), "--codec", spec,
-            "--order", order, "--separator", sep]
+    # A fifth of the cases: zcube writes a v3 array (maybe sharded) and
+    # `zcube copy --zarr-format 2 --codec SPEC` makes the v2 array zarr-python reads.
+    via_copy = not want_filters and not spec.startswith("{") and rng.random() < 0.2
+    if via_copy:
+        src = os.path.join(work, "src%03d.zarr" % i)
+        v3codec = ["zstd", "blosc,crc32c", "gzip:3", "none"][int(rng.integers(0, 4))]
+        args = ["create", src, "--zarr-format", "3", "--shape", ",".join(map(str, shape)),
+                "--dtype", dtype_arg, "--chunks", ",".join(map(str, chunks)), "--codec", v3codec,
+                "--separator", sep]
+        if rng.random() < 0.5:
+            args += ["--shards", ",".join(str(c * int(rng.integers(1, 4))) for c in chunks)]
+        copy_args = ["copy", src, path, "--zarr-format", "2", "--codec", spec]
+        order, sep, write_path = "C", ".", src     # the v2 defaults of a copy
+        if rng.random() < 0.4:
+            chunks = ic.random_shape_chunks_for(rng, shape)
+            copy_args += ["--chunks", ",".join(map(str, chunks))]
+    else:
+        args = ["create", path, "--zarr-format", "2", "--shape", ",".join(map(str, shape)),
+                "--dtype", dtype_arg, "--chunks", ",".join(map(str, chunks)), "--codec", spec,
+                "--order", order, "--separator", sep]
+        write_path = path
     if fill_text is not None:
         args.append("--fill-value=" + fill_text)
     case = {"shape": shape, "chunks": chunks, "dt": dt, "order": order, "sep": sep, "fill": fill,
             "compressor": want_comp, "filters": want_filters}
-    label = "case %d [dtype=%s shape=%s chunks=%s order=%s sep=%s codec=%s fill=%s" % (
-        i, dtype_arg, shape, chunks, order, sep, spec, fill_text)
+    label = "case %d [%sdtype=%s shape=%s chunks=%s order=%s sep=%s codec=%s fill=%s" % (
+        i, "v3 %s copied to v2: " % args[args.index("--codec") + 1] if via_copy else "",
+        dtype_arg, shape, chunks, order, sep, spec, fill_text)
     cmds = [zc.command_line(*args)]
     try:
         zc.run(*args)
@@ -172,8 +191,11 @@ def run_case(zc, seed, work, i, dtype_name, codec, res):
             # (and no -0.0, which comes back as 0.0)
             return np.around(d) + dt.type(0) if want_filters and dt.kind == "f" else d
 
-        plan, done = ic.random_writes(rng, zc, path, expected, make_data, work, str(i))
+        plan, done = ic.random_writes(rng, zc, write_path, expected, make_data, work, str(i))
         cmds += done
+        if via_copy:
+            cmds.append(zc.command_line(*copy_args))
+            zc.run(*copy_args)
         label += " writes=%s]" % plan
     except ic.ZcubeError as e:
         res.fail(label + "]", "zcube failed while writing:\n%s" % e.describe())
