@@ -10,7 +10,8 @@
 #include "commands.h"
 #include "zcube.h"
 
-static const cli_command *const COMMANDS[] = {&cmd_info, &cmd_ls, &cmd_get, &cmd_create, &cmd_put, &cmd_copy};
+static const cli_command *const COMMANDS[] = {&cmd_info, &cmd_ls, &cmd_get, &cmd_create, &cmd_put, &cmd_copy,
+                                              &cmd_sample};
 #define NCOMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
 
 static const cli_command *find(const char *name)
@@ -25,7 +26,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: zcube <command> [options] [args]\n"
             "\n"
-            "Inspect, read, write and convert Zarr v2/v3 arrays.\n"
+            "Inspect, read, write and convert Zarr v2/v3 arrays; sample windows of them\n"
+            "in batches for ML training.\n"
             "\n"
             "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-8s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
