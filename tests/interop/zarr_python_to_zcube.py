@@ -6,8 +6,10 @@ ragged edge chunks, fill values (NaN included) and missing chunks. zarr-python
 writes each array; `zcube info --json` must report its shape, dtype and chunks;
 `zcube get` reads the whole array and a random region into .npy files which
 must equal what zarr-python itself reads, exactly (floats bit for bit, NaN
-matching NaN). Arrays using a filter zcube is known not to support (AsType)
-must be refused with an ordinary error, never read wrongly or crash.
+matching NaN). Arrays using a codec zcube is known not to support (LZMA,
+PackBits) must be refused with an ordinary error, never read wrongly or crash.
+After the random matrix come fixed cases: the extreme fill values of every
+integer type, special float fills, and a group hierarchy.
 
 Usage: /usr/bin/python3 zarr_python_to_zcube.py ZCUBE [--count N] [--seed S]
 (ZC_INTEROP_SEED / ZC_INTEROP_COUNT override the defaults; ZC_INTEROP_KEEP=1
@@ -28,8 +30,8 @@ import interop_common as ic  # noqa: E402
 
 import numcodecs  # noqa: E402
 import zarr  # noqa: E402
-from numcodecs import (BZ2, LZ4, AsType, Blosc, Delta, FixedScaleOffset,  # noqa: E402
-                       GZip, Shuffle, Zlib, Zstd)
+from numcodecs import (BZ2, LZ4, LZMA, AsType, BitRound, Blosc, Delta,  # noqa: E402
+                       FixedScaleOffset, GZip, PackBits, Quantize, Shuffle, Zlib, Zstd)
 
 DTYPES = ["|b1", "|i1", "<i2", ">i2", "<i4", ">i4", "<i8", ">i8",
           "|u1", "<u2", ">u2", "<u4", ">u4", "<u8", ">u8",
@@ -37,11 +39,13 @@ DTYPES = ["|b1", "|i1", "<i2", ">i2", "<i4", ">i4", "<i8", ">i8",
           "<c8", ">c8", "<c16", ">c16",
           "|S1", "|S5", "|S12", "<U1", "<U4", ">U3"]
 
-COMPRESSORS = ["none", "blosc", "blosc", "blosc", "zstd", "lz4", "zlib", "gzip", "bz2"]
+COMPRESSORS = ["none", "blosc", "blosc", "blosc", "zstd", "lz4", "zlib", "gzip", "bz2",
+               "none", "blosc", "blosc", "blosc", "zstd", "lz4", "zlib", "gzip", "bz2", "lzma"]
 BLOSC_CNAMES = ["lz4", "lz4hc", "zstd", "blosclz", "zlib"]
 
-# Filters zcube is known not to support: such arrays must be refused cleanly.
-KNOWN_UNSUPPORTED = {"astype": "numcodecs AsType filter"}
+# Codecs zcube is known not to support: arrays using them must be refused with
+# an ordinary error (exit 1 and a message naming the codec), never misread.
+KNOWN_UNSUPPORTED = {"lzma": "numcodecs LZMA compressor", "packbits": "numcodecs PackBits filter"}
 
 
 def make_compressor(rng, kind):
@@ -63,6 +67,8 @@ def make_compressor(rng, kind):
         return GZip(level=int(rng.integers(0, 10)))
     if kind == "bz2":
         return BZ2(level=int(rng.integers(1, 10)))
+    if kind == "lzma":
+        return LZMA(preset=1)
     raise ValueError(kind)
 
 
@@ -80,7 +86,9 @@ def make_filters(rng, dt):
     if k == "f":
         choices += ["fso", "fso"]
     if k == "f" and dt.itemsize >= 4:
-        choices += ["astype"]
+        choices += ["astype", "quantize", "bitround"]
+    if k == "b":
+        choices += ["packbits", "packbits"]
     what = choices[int(rng.integers(0, len(choices)))]
     filters = []
     if what == "shuffle":
@@ -108,6 +116,12 @@ def make_filters(rng, dt):
             offset = min(offset, 10.0)
         hints["fso"] = (offset + (int(info.min) + int(info.max)) / 2.0 / scale, span)
         filters.append(FixedScaleOffset(offset=offset, scale=scale, dtype=dt.str, astype=astype))
+    elif what == "quantize":
+        filters.append(Quantize(digits=int(rng.integers(1, 6)), dtype=dt.str))
+    elif what == "bitround":
+        filters.append(BitRound(keepbits=int(rng.integers(1, 10))))
+    elif what == "packbits":
+        filters.append(PackBits())
     elif what == "astype":
         enc = "<f4" if dt.itemsize == 8 else "<f2"
         hints["astype_to"] = enc
@@ -248,7 +262,7 @@ def same_fill_json(got, want, dt):
     return False
 
 
-def run_case(zc, seed, work, i, dtype_str, comp_kind, res):
+def run_case(zc, seed, work, i, dtype_str, comp_kind, res, force_fill=()):
     rng = np.random.default_rng([seed, i])   # each case reproducible on its own
     dt = np.dtype(dtype_str)
     shape, chunks = make_shape(rng)
@@ -256,7 +270,7 @@ def run_case(zc, seed, work, i, dtype_str, comp_kind, res):
     compressor = make_compressor(rng, comp_kind)
     order = "F" if rng.random() < 0.4 else "C"
     sep = "/" if rng.random() < 0.5 else "."
-    fill = make_fill(rng, dt)
+    fill = make_fill(rng, dt) if not force_fill else force_fill[0]
     if "fso" in hints and fill is not None and not (isinstance(fill, float) and np.isfinite(fill)):
         fill = 0.0 if rng.random() < 0.5 else None
     wec = bool(rng.random() < 0.6)
@@ -286,7 +300,7 @@ def run_case(zc, seed, work, i, dtype_str, comp_kind, res):
             del meta["dimension_separator"]
             json.dump(meta, open(os.path.join(path, ".zarray"), "w"))
         files = chunk_files(path)
-        if fill is not None and files and rng.random() < 0.5:
+        if fill is not None and files and (rng.random() < 0.5 or force_fill):
             k = max(1, int(len(files) * rng.uniform(0.1, 0.6)))
             for j in rng.choice(len(files), size=k, replace=False):
                 os.remove(files[int(j)])
@@ -302,8 +316,8 @@ def run_case(zc, seed, work, i, dtype_str, comp_kind, res):
         res.fail(label, "zarr-python side failed (harness error):\n" + traceback.format_exc())
         return
     meta = open(os.path.join(path, ".zarray")).read()
-    unsupported = [KNOWN_UNSUPPORTED[f.codec_id] for f in (filters or [])
-                   if f.codec_id in KNOWN_UNSUPPORTED]
+    unsupported = [KNOWN_UNSUPPORTED[f.codec_id] for f in (filters or []) + [compressor]
+                   if f is not None and f.codec_id in KNOWN_UNSUPPORTED]
     step = "info"
     try:
         info = zc.info_json(path)
@@ -426,6 +440,20 @@ def main():
                 continue
             run_case(zc, seed, work, i, dt, comp, res)
         if not args.only:
+            # fixed cases: extreme and special fill values, with missing chunks.
+            # (No infinite imaginary fill: zarr-python 2.13 decodes [re, "Infinity"]
+            # as re + 1j*inf, whose real part is NaN; zcube reads it correctly.)
+            i = args.count
+            for d in ["|i1", "|u1", "<i2", ">u2", "<i4", ">u4", "<i8", ">i8", "<u8", ">u8"]:
+                info = np.iinfo(d)
+                for v in (int(info.min), int(info.max)):
+                    run_case(zc, seed, work, i, d, "zstd", res, force_fill=(v,))
+                    i += 1
+            for d, v in (("<f4", np.nan), (">f8", -np.inf), ("<f2", np.inf), ("<f8", -0.0),
+                         ("<c16", complex(np.nan, -1)), (">c8", complex(np.inf, 0.5)),
+                         ("|b1", True), ("|S3", b"a\xffb"), ("<U2", "\U0001F600é")):
+                run_case(zc, seed, work, i, d, "blosc", res, force_fill=(v,))
+                i += 1
             check_hierarchy(zc, work, res)
     finally:
         ic.remove_workdir(work)
