@@ -13,7 +13,9 @@
  *   6. Zarr arrays     open/create, inspect, read/write hyperslabs.
  *   7. Groups          list a hierarchy.
  *   8. Sampler         random windows from several arrays for ML training.
- *   9. Testing hooks   fault injection (not a stable API).
+ *   9. Lazy arrays     the array API as a plan of blockwise + rechunk operations,
+ *                      computed under a memory bound.
+ *  10. Testing hooks   fault injection (not a stable API).
  *
  * Threading: distinct handles may be used from different threads at once; one
  * handle is used by one thread at a time unless a function says otherwise.
@@ -415,7 +417,137 @@ typedef struct {
 } zc_zarr_io_stats_t;
 ZC_API int zc_zarr_io_stats(const zc_zarr *arr, zc_zarr_io_stats_t *st);
 
-/* ===================================================================== 9. Testing hooks */
+/* ===================================================================== 9. Lazy arrays and compute */
+
+/*
+ * Plan, then execute. Array functions only record operations: a zc_array is a
+ * node of a plan (its shape, dtype and chunks are known at once; no data is read
+ * except metadata). zc_compute optimizes the plan (fuses elementwise chains and
+ * blockwise operations, culls what is not needed), projects the memory of every
+ * task, refuses with ZC_EMEMBOUND before any work if one exceeds the bound, then
+ * runs every operation as tasks over its output blocks, writing intermediates as
+ * Zarr arrays in the work directory (removed at the end).
+ *
+ *   zc_array *u, *m;
+ *   zc_from_zarr(store, "u", &u);
+ *   zc_array *u2;  zc_multiply(u, u, &u2);
+ *   int axis = 0;  zc_reduce("mean", u2, &axis, 1, 0, 0, &m);
+ *   zc_spec spec = ZC_SPEC_INIT;  spec.allowed_mem = 500 << 20;
+ *   zc_target t = {out_store, "mean_u2", NULL};
+ *   zc_compute(&spec, 1, &m, &t, &report);
+ *   zc_array_release(u); zc_array_release(u2); zc_array_release(m);
+ *
+ * Handles are reference-counted: an array keeps its inputs alive, so releasing a
+ * handle you no longer need is always safe. Every function returning a new array
+ * gives the caller one reference.
+ */
+typedef struct zc_array zc_array;
+
+ZC_API void zc_array_retain(zc_array *a);
+/** Drop one reference. NULL is a no-op. */
+ZC_API void zc_array_release(zc_array *a);
+/** Shape, chunks and dtype of a lazy array (any pointer may be NULL). */
+ZC_API int zc_array_info(const zc_array *a, int *ndim, int64_t *shape, int64_t *chunks, zc_dtype *dtype);
+
+/* ---- sources and creation ---- */
+/** A lazy view of a stored array (the store must outlive the computation). */
+ZC_API int zc_from_zarr(zc_store *store, const char *path, zc_array **out);
+/** A copy of a caller's C-order buffer, chunked as given (chunks NULL = one chunk). */
+ZC_API int zc_asarray(const void *data, zc_dtype dtype, int ndim, const int64_t *shape, const int64_t *chunks,
+                      zc_array **out);
+/** Constant arrays; `value` is converted to dtype. chunks NULL = automatic (~16 MiB). */
+ZC_API int zc_full(int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, double value, zc_array **out);
+ZC_API int zc_arange(double start, double stop, double step, zc_dtype dtype, int64_t chunk, zc_array **out);
+ZC_API int zc_linspace(double start, double stop, int64_t num, int endpoint, zc_dtype dtype, int64_t chunk,
+                       zc_array **out);
+ZC_API int zc_eye(int64_t n, int64_t m, int64_t k, zc_dtype dtype, const int64_t *chunks, zc_array **out);
+/** Random numbers: the same values for a seed whatever the chunking (counter-based). */
+ZC_API int zc_random_uniform(uint64_t seed, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype,
+                             double low, double high, zc_array **out);
+ZC_API int zc_random_normal(uint64_t seed, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype,
+                            double mean, double stddev, zc_array **out);
+/** A scalar for expressions. "Weak" like a Python scalar: takes the other operand's dtype. */
+ZC_API int zc_scalar(double value, int is_integer, zc_array **out);
+
+/* ---- elementwise: the array API's 67 functions by name ("add", "sin", "where", ...) ---- */
+/** Call an elementwise function with 1 to 3 array arguments (broadcasting, type promotion). */
+ZC_API int zc_elementwise(const char *name, int nargs, zc_array *const *args, zc_array **out);
+ZC_API int zc_astype(zc_array *a, zc_dtype dtype, zc_array **out);
+
+/* ---- reductions ---- */
+/**
+ * Reduce over `axes` (naxes 0 = all axes): name is sum, prod, min, max, mean, var,
+ * std, argmin, argmax, any, all, count_nonzero. ddof is var/std's correction.
+ */
+ZC_API int zc_reduce(const char *name, zc_array *a, const int *axes, int naxes, int keepdims, double ddof,
+                     zc_array **out);
+
+/* ---- indexing and manipulation ---- */
+/** One entry of an index: a slice, an integer, None (new axis) or ... (ellipsis). */
+typedef struct {
+    enum { ZC_IDX_SLICE, ZC_IDX_INT, ZC_IDX_NEWAXIS, ZC_IDX_ELLIPSIS } kind;
+    int64_t start, stop, step;       /* slice (Python semantics, negatives count from the end) */
+    int has_start, has_stop;         /* 0 = omitted */
+    int64_t index;                   /* integer index */
+} zc_index;
+ZC_API int zc_getitem(zc_array *a, const zc_index *idx, int nidx, zc_array **out);
+/** Change the chunking (multistage through intermediates when needed to stay in memory). */
+ZC_API int zc_rechunk(zc_array *a, const int64_t *chunks, zc_array **out);
+
+/* ---- computing ---- */
+typedef struct {
+    int64_t op;          /* operation number in the plan */
+    const char *name;    /* operation name */
+    int64_t done, total; /* tasks */
+} zc_progress;
+typedef int (*zc_progress_fn)(const zc_progress *p, void *ctx); /* non-zero cancels (ZC_ECANCELED) */
+
+typedef struct {
+    unsigned struct_size;   /* sizeof(zc_spec) */
+    const char *work_dir;   /* intermediates; NULL = $TMPDIR/zcube-work-<pid> */
+    size_t allowed_mem;     /* bytes one task may use, all included; default 2 GiB */
+    size_t reserved_mem;    /* part of allowed_mem kept for the runtime; default 64 MiB */
+    int nthreads;           /* 0 = all cores */
+    int resume;             /* keep work_dir and skip output chunks already written */
+    int max_retries;        /* per task, on IO errors; default 2 */
+    zc_progress_fn progress;
+    void *progress_ctx;
+    int max_input_blocks;   /* fusion limit on input blocks per task; default 64 */
+} zc_spec;
+#define ZC_SPEC_INIT {sizeof(zc_spec), NULL, (size_t)2 << 30, (size_t)64 << 20, 0, 0, 2, NULL, NULL, 64}
+
+/** Where a computed array goes. codec NULL = "zstd:1"; zarr_format 0 = 3. */
+typedef struct {
+    zc_store *store;
+    const char *path;
+    const char *codec;
+    int zarr_format;
+} zc_target;
+
+/** What a computation did, per operation (JSON text from zc_report_json). */
+typedef struct zc_report zc_report;
+ZC_API void zc_report_free(zc_report *r);
+/** {"operations":[{"name","tasks","seconds","projected_mem","measured_mem","fused":[...]}], "seconds",
+ *  "intermediate_bytes", "peak_task_mem", "tasks"}. Free with zc_free. */
+ZC_API int zc_report_json(const zc_report *r, char **json);
+
+/**
+ * Compute `n` arrays into their targets, sharing work. report may be NULL.
+ * @return 0, ZC_EMEMBOUND (before any work: the operation, its projected and
+ *         allowed memory and what to change), ZC_ECANCELED, or the first task error.
+ */
+ZC_API int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
+                      zc_report **report);
+/** Compute one array into a caller's C-order buffer (for arrays that fit in memory). */
+ZC_API int zc_compute_buffer(const zc_spec *spec, zc_array *a, void *dst, size_t dst_size, zc_report **report);
+
+/**
+ * The optimized plan without running it: JSON {"operations":[{"name", "kind", "shape", "chunks",
+ * "dtype", "tasks", "projected_mem", "inputs", "fused"}], "tasks", "intermediate_bytes"}.
+ */
+ZC_API int zc_plan_json(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, char **json);
+
+/* ===================================================================== 10. Testing hooks */
 
 /**
  * Make the Nth allocation from now fail (1 = the next one); with `repeat`, every
