@@ -129,6 +129,8 @@ def check_meta(z, case, path):
             want_filters and [{k: g.get(k) for k in w} for g, w in zip(got_filters, want_filters)]
             != want_filters):
         problems.append("filters %r, expected %r" % (got_filters, want_filters))
+    if z.attrs.asdict() != case["attrs"]:
+        problems.append("attributes %r != %r" % (z.attrs.asdict(), case["attrs"]))
     info = str(z.info)          # zarr-python's own summary must build
     if "Compressor" not in info:
         problems.append("zarr .info lacks Compressor: %r" % info)
@@ -175,8 +177,13 @@ def run_case(zc, seed, work, i, dtype_name, codec, res):
         write_path = path
     if fill_text is not None:
         args.append("--fill-value=" + fill_text)
+    attrs = None
+    if rng.random() < 0.3:
+        # ASCII here; non-ASCII metadata has its own fixed case (check_non_ascii)
+        attrs = {"title": "a \"quoted\" title", "n": [1, 2.5, None], "nested": {"ok": True}}
+        args.append("--attrs=" + json.dumps(attrs))
     case = {"shape": shape, "chunks": chunks, "dt": dt, "order": order, "sep": sep, "fill": fill,
-            "compressor": want_comp, "filters": want_filters}
+            "compressor": want_comp, "filters": want_filters, "attrs": attrs or {}}
     label = "case %d [%sdtype=%s shape=%s chunks=%s order=%s sep=%s codec=%s fill=%s" % (
         i, "v3 %s copied to v2: " % args[args.index("--codec") + 1] if via_copy else "",
         dtype_arg, shape, chunks, order, sep, spec, fill_text)
@@ -240,6 +247,111 @@ def run_case(zc, seed, work, i, dtype_name, codec, res):
     res.ok(label)
 
 
+def check_non_ascii(zc, work, res):
+    """Non-ASCII text in v2 metadata (attributes, a 'U' fill value): zarr-python
+    2.13 decodes .zarray/.zattrs as ASCII, so the JSON must use \\u escapes,
+    as zarr-python itself writes it."""
+    label = "non-ASCII metadata [--attrs with 'tést ✓ 😀', --dtype <U2 --fill-value \"é\"]"
+    p = os.path.join(work, "text.zarr")
+    attrs = {"title": "tést ✓ \U0001F600"}
+    try:
+        zc.run("create", p, "--zarr-format", "2", "--shape", "3", "--dtype", "<U2", "--chunks", "2",
+               "--fill-value", json.dumps("é"), "--attrs", json.dumps(attrs, ensure_ascii=False))
+    except ic.ZcubeError as e:
+        res.fail(label, e.describe())
+        return
+    problems = []
+    for f in (".zarray", ".zattrs"):
+        raw = open(os.path.join(p, f), "rb").read()
+        if any(b > 127 for b in raw):
+            problems.append("%s holds raw non-ASCII bytes (zarr-python 2.13 reads it as ASCII)" % f)
+    try:
+        z = zarr.open_array(p, mode="r")
+        if z.attrs.asdict() != attrs:
+            problems.append("attributes %r != %r" % (z.attrs.asdict(), attrs))
+        if z.fill_value != "é" or list(z[...]) != ["é"] * 3:
+            problems.append("fill %r, values %r" % (z.fill_value, list(z[...])))
+    except Exception as e:
+        problems.append("zarr-python cannot open it: %s: %s" % (type(e).__name__, e))
+    if problems:
+        res.fail(label, "; ".join(problems))
+    else:
+        res.ok(label)
+
+
+def check_bytes_fill_copy(zc, work, res):
+    """A v3 fixed-length bytes array with the default fill value (all NUL
+    bytes; v3 stores it base64-encoded), partly written, copied to v2: zarr-python
+    must see fill b'' and b'' in the unwritten elements."""
+    label = "v3 |S6 default fill copied to v2 [create --zarr-format 3, put --region=1:3, copy --zarr-format 2]"
+    src, dst = os.path.join(work, "bytes3.zarr"), os.path.join(work, "bytes2.zarr")
+    npy = os.path.join(work, "bytes.npy")
+    np.save(npy, np.array([b"ab", b"c\xffd"], dtype="|S6"))
+    try:
+        zc.run("create", src, "--zarr-format", "3", "--shape", "5", "--dtype", "|S6", "--chunks", "2")
+        zc.run("put", src, npy, "--region=1:3")
+        zc.run("copy", src, dst, "--zarr-format", "2")
+    except ic.ZcubeError as e:
+        res.fail(label, e.describe())
+        return
+    want = np.array([b"", b"ab", b"c\xffd", b"", b""], dtype="|S6")
+    problems = []
+    try:
+        z = zarr.open_array(dst, mode="r")
+        if z.fill_value not in (b"", None):
+            problems.append("zarr-python sees fill_value %r, expected b''" % z.fill_value)
+        why = ic.compare_arrays(want, z[...])
+        if why:
+            problems.append("zarr-python reads: %s" % why)
+    except Exception as e:
+        problems.append("zarr-python cannot open it: %s: %s" % (type(e).__name__, e))
+    if problems:
+        meta = json.load(open(os.path.join(src, "zarr.json")))
+        res.fail(label, "; ".join(problems) + "\nv3 source fill_value %r" % meta.get("fill_value"))
+    else:
+        res.ok(label)
+
+
+def check_hierarchy(zc, work, res):
+    """zcube creates arrays inside a hierarchy (root/grp/a, root/grp/sub/b,
+    root/c); zarr-python must open the root as a group and find them all, as
+    it does for hierarchies it writes itself (where every parent has .zgroup)."""
+    label = "hierarchy [zcube create root/grp/a, root/grp/sub/b, root/c; zarr.open_group(root)]"
+    root = os.path.join(work, "tree.zarr")
+    want = {"grp/a": np.arange(5, dtype="<i4"), "grp/sub/b": np.linspace(0, 1, 6).reshape(2, 3),
+            "c": np.array([True, False, True])}
+    try:
+        for name, data in want.items():
+            p = os.path.join(root, name)
+            zc.run("create", p, "--zarr-format", "2", "--shape", ",".join(map(str, data.shape)),
+                   "--dtype", data.dtype.str, "--chunks", ",".join("2" for _ in data.shape))
+            npy = os.path.join(work, "h.npy")
+            np.save(npy, data)
+            zc.run("put", p, npy)
+    except ic.ZcubeError as e:
+        res.fail(label, e.describe())
+        return
+    try:
+        g = zarr.open_group(root, mode="r")
+        problems = []
+        for name, data in want.items():
+            why = ic.compare_arrays(data, g[name][...])
+            if why:
+                problems.append("%s: %s" % (name, why))
+        members = sorted(list(g.group_keys()) + list(g.array_keys()))
+        if members != ["c", "grp"]:
+            problems.append("root members %r, expected ['c', 'grp']" % members)
+        if problems:
+            raise AssertionError("; ".join(problems))
+    except Exception as e:
+        files = sorted(os.path.relpath(os.path.join(d, f), root)
+                       for d, _, fs in os.walk(root) for f in fs if f.startswith(".z"))
+        res.fail(label, "zarr-python: %s: %s\nmetadata files zcube wrote: %s"
+                 % (type(e).__name__, e, ", ".join(files)))
+        return
+    res.ok(label)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("zcube")
@@ -263,6 +375,10 @@ def main():
             if args.only and i not in args.only:
                 continue
             run_case(zc, seed, work, i, d, c, res)
+        if not args.only:
+            check_non_ascii(zc, work, res)
+            check_bytes_fill_copy(zc, work, res)
+            check_hierarchy(zc, work, res)
     finally:
         ic.remove_workdir(work)
     print("%d zcube calls, %.1f s" % (zc.calls, time.time() - t0))
