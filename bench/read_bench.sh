@@ -14,7 +14,8 @@
 #                  before every timed read (root only; falls back to warm).
 #   BENCH_REPS     repetitions of whole-array reads, best kept (default 3).
 #   BENCH_DIR      where to write the data (default: a new dir under /tmp,
-#                  removed at the end unless BENCH_KEEP=1).
+#                  removed at the end unless BENCH_KEEP=1). With BENCH_REUSE=1
+#                  and data already in BENCH_DIR, generation is skipped.
 #   ZC_NUM_THREADS zcube threads (default 2).
 #
 # Steps: read_ref.py gen (zarr-python writes none/lz4/zstd arrays and
@@ -66,8 +67,12 @@ if [[ $modes == *cold* ]] && ! { sync && echo 3 > /proc/sys/vm/drop_caches; } 2>
     modes=warm
 fi
 
-log "generating data with zarr-python in $data (scale $scale)"
-$py "$root/bench/read_ref.py" gen "$data" --scale "$scale" >&2
+if [[ ${BENCH_REUSE:-0} == 1 && -f $data/regions.txt ]]; then
+    log "reusing the data in $data"
+else
+    log "generating data with zarr-python in $data (scale $scale)"
+    $py "$root/bench/read_ref.py" gen "$data" --scale "$scale" >&2
+fi
 
 # Each case runs zarr-python then zcube back to back, so both see about the same
 # load on this shared machine.
