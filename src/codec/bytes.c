@@ -84,7 +84,7 @@ static int bytes_encode(void *state, const void *src, size_t n, zc_buf *out)
         return zc__err(ZC_EINVAL, "bytes: chunk has %zu bytes, expected %zu", n, st->nbytes);
     size_t at = out->size;
     ZC_TRY(buf_append(out, src, n));
-    if (st->swap) dtype_byteswap(out->data + at, n / st->dt.size, &st->dt);
+    if (st->swap && n) dtype_byteswap(out->data + at, n / st->dt.size, &st->dt); /* data is NULL when n is 0 */
     return 0;
 }
 
