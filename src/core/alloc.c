@@ -18,6 +18,10 @@ static atomic_int fail_repeat;
 static atomic_int fail_active;      /* set once the countdown has hit */
 static atomic_int fail_count;
 static atomic_size_t cur_bytes, peak_bytes;
+/* per thread: bytes allocated minus freed by this thread, and its peak since the
+ * last reset (a task's memory; frees of another thread's blocks make it drift
+ * low, never high) */
+static _Thread_local long long tl_cur, tl_peak, tl_base;
 
 int zc_test_fail_alloc(long n, int repeat)
 {
@@ -47,6 +51,8 @@ static int should_fail(void)
 
 static void count(size_t add, size_t sub)
 {
+    tl_cur += (long long)add - (long long)sub;
+    if (tl_cur > tl_peak) tl_peak = tl_cur;
     size_t now = atomic_fetch_add(&cur_bytes, add) + add;
     if (sub) now = atomic_fetch_sub(&cur_bytes, sub) - sub;
     size_t peak = atomic_load_explicit(&peak_bytes, memory_order_relaxed);
@@ -116,6 +122,7 @@ void zc__free(void *ptr)
     size_t old;
     memcpy(&old, base, sizeof old);
     atomic_fetch_sub(&cur_bytes, old);
+    tl_cur -= (long long)old;
     free(base);
 }
 
@@ -132,3 +139,6 @@ char *zc__strdup(const char *s)
 size_t zc__alloc_current(void) { return atomic_load(&cur_bytes); }
 size_t zc__alloc_peak(void) { return atomic_load(&peak_bytes); }
 void zc__alloc_reset_peak(void) { atomic_store(&peak_bytes, atomic_load(&cur_bytes)); }
+
+void zc__alloc_thread_reset(void) { tl_base = tl_peak = tl_cur; }
+size_t zc__alloc_thread_peak(void) { return tl_peak > tl_base ? (size_t)(tl_peak - tl_base) : 0; }

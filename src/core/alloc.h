@@ -22,4 +22,8 @@ size_t zc__alloc_current(void);
 size_t zc__alloc_peak(void);
 void zc__alloc_reset_peak(void);
 
+/* This thread's allocation peak above its level at the last reset (task memory). */
+void zc__alloc_thread_reset(void);
+size_t zc__alloc_thread_peak(void);
+
 #endif

@@ -1,0 +1,319 @@
+/* exec/run.c — running a plan: one stage after another, each as parallel tasks
+ * over its output blocks, with the memory of every task measured.
+ *
+ * A task computes its block (pulling regions through fused nodes, or, for a
+ * reduction round, accumulating its group of input blocks one at a time) and
+ * writes it to the stage's Zarr array: the target for outputs, the work
+ * directory for intermediates. With resume, a task whose chunk is already
+ * stored is skipped. Intermediates are removed at the end unless resume is set. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <ftw.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/checked.h"
+#include "core/error.h"
+#include "core/pool.h"
+#include "plan/plan.h"
+#include "zarr/zarr.h"
+
+struct zc_report {
+    char *json;
+};
+
+typedef struct {
+    plan *p;
+    plan_stage *s;
+    const zc_spec *spec;
+    atomic_llong done, skipped;
+    atomic_size_t measured;
+    atomic_int cancel;
+    pthread_mutex_t progress_lock;
+    int index;
+} stage_ctx;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One reduction task: accumulate (or merge) the group of input blocks of output block `b`. */
+static int reduce_block(zc_array *a, int64_t b, void *out)
+{
+    zc_array *in = a->inputs[0];
+    const typeof(a->p.reduce) *r = &a->p.reduce;
+    int nd = in->ndim;
+    int64_t oc[ZC_MAX_DIMS], gc[ZC_MAX_DIMS] = {0}, nb[ZC_MAX_DIMS];
+    node_block_coords(a, b, oc);
+    for (int j = 0; j < a->ndim; j++) gc[r->out_dim[j]] = oc[j];
+    size_t nacc = 1;
+    int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {
+        nb[d] = ck_ceildiv(in->shape[d], in->chunks[d]);
+        if ((r->axes >> d) & 1) {
+            lo[d] = gc[d] * r->split[d];
+            hi[d] = lo[d] + r->split[d] < nb[d] ? lo[d] + r->split[d] : nb[d];
+        } else {
+            lo[d] = gc[d];
+            hi[d] = gc[d] + 1;
+            int64_t s = gc[d] * in->chunks[d], e = s + in->chunks[d];
+            nacc *= (size_t)((e < in->shape[d] ? e : in->shape[d]) - s);
+        }
+        ic[d] = lo[d];
+    }
+    size_t asz = red_acc_size(r->op, r->in_dtype);
+    unsigned char *acc = (r->flags & ROUND_LAST) ? zc__malloc_array(nacc ? nacc : 1, asz) : out;
+    if (!acc) return ZC_ENOMEM;
+    red_init(r->op, r->in_dtype, acc, nacc);
+    int rc = 0;
+    bool empty = false;
+    for (int d = 0; d < nd; d++) empty |= hi[d] <= lo[d];
+    while (!empty) {
+        zc_range sel[ZC_MAX_DIMS];
+        int64_t cnt[ZC_MAX_DIMS], base[ZC_MAX_DIMS];
+        node_block_region(in, ic, sel);
+        for (int d = 0; d < nd; d++) {
+            cnt[d] = sel[d].stop - sel[d].start;
+            base[d] = sel[d].start;
+        }
+        size_t nbytes = node_region_bytes(in, sel);
+        void *blk = zc__malloc(nbytes ? nbytes : 1);
+        if (!blk) { rc = ZC_ENOMEM; break; }
+        rc = node_region(in, sel, blk);
+        if (rc == 0) {
+            if (r->flags & ROUND_FIRST)
+                red_accum(r->op, r->in_dtype, acc, nd, cnt, r->axes, blk, base, in->shape);
+            else
+                red_merge(r->op, r->in_dtype, acc, blk, nacc);
+        }
+        zc__free(blk);
+        if (rc < 0) break;
+        int d = nd - 1;
+        for (; d >= 0; d--) {
+            if (++ic[d] < hi[d]) break;
+            ic[d] = lo[d];
+        }
+        if (d < 0) break;
+    }
+    if (rc == 0 && (r->flags & ROUND_LAST)) red_finalize(r->op, r->in_dtype, acc, nacc, out, r->ddof);
+    if (acc != out) zc__free(acc);
+    return rc;
+}
+
+static int run_task(stage_ctx *c, int64_t b)
+{
+    zc_array *a = c->s->node;
+    int64_t coords[ZC_MAX_DIMS];
+    zc_range sel[ZC_MAX_DIMS];
+    node_block_coords(a, b, coords);
+    node_block_region(a, coords, sel);
+    if (c->spec->resume) {
+        char key[1024];
+        uint64_t size;
+        if (!a->mat->m.sharded && zarr_chunk_key(a->mat, coords, key, sizeof key) == 0 &&
+            store_size(a->mat->st, key, &size) == 0) {
+            atomic_fetch_add(&c->skipped, 1);
+            return 0;
+        }
+    }
+    size_t nbytes = node_region_bytes(a, sel);
+    void *buf = zc__malloc(nbytes ? nbytes : 1);
+    if (!buf) return ZC_ENOMEM;
+    int rc = a->kind == NODE_REDUCE ? reduce_block(a, b, buf) : node_compute_region(a, sel, buf);
+    if (rc == 0) rc = zc_zarr_write(a->mat, sel, buf, nbytes);
+    zc__free(buf);
+    return rc;
+}
+
+static int task(void *vctx, size_t i, int slot)
+{
+    stage_ctx *c = vctx;
+    if (atomic_load(&c->cancel)) return zc__err(ZC_ECANCELED, "computation canceled");
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        zc__alloc_thread_reset();
+        rc = run_task(c, (int64_t)i);
+        size_t peak = zc__alloc_thread_peak();
+        size_t m = atomic_load(&c->measured);
+        while (peak > m && !atomic_compare_exchange_weak(&c->measured, &m, peak)) {}
+        if (rc != ZC_EIO || attempt >= c->spec->max_retries) break;
+    }
+    if (rc < 0) return zc__err_wrap(rc, "%s, task %zu", c->s->name, i);
+    long long done = atomic_fetch_add(&c->done, 1) + 1;
+    if (c->spec->progress) {
+        pthread_mutex_lock(&c->progress_lock);
+        zc_progress pr = {c->index, c->s->name, done, c->s->tasks};
+        if (c->spec->progress(&pr, c->spec->progress_ctx)) atomic_store(&c->cancel, 1);
+        pthread_mutex_unlock(&c->progress_lock);
+    }
+    return 0;
+}
+
+static int create_stage_array(plan_stage *s, const zc_target *t, zc_store *work, int k, int resume)
+{
+    zc_array *a = s->node;
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.zarr_format = t && t->zarr_format ? t->zarr_format : 3;
+    o.ndim = a->ndim;
+    for (int d = 0; d < a->ndim; d++) {
+        o.shape[d] = a->shape[d];
+        o.chunks[d] = a->chunks[d];
+    }
+    o.dtype = a->dtype;
+    o.itemsize = a->itemsize;
+    o.codec = t ? (t->codec ? t->codec : "zstd:1") : "lz4";
+    o.write_empty_chunks = !t; /* intermediates: every chunk stored, so resume can trust presence */
+    o.overwrite = 1;
+    zc_store *st = t ? t->store : work;
+    char path[64];
+    snprintf(path, sizeof path, "op%d", k);
+    const char *where = t ? t->path : path;
+    if (resume) {
+        /* keep what a previous run wrote when its metadata matches */
+        if (zc_zarr_open(st, where, &a->mat) == 0) {
+            bool same = a->mat->m.ndim == a->ndim && a->mat->m.dtype.type == a->dtype;
+            for (int d = 0; same && d < a->ndim; d++)
+                same = a->mat->m.shape[d] == a->shape[d] && a->mat->rchunk[d] == a->chunks[d];
+            if (same) return 0;
+            zc_zarr_close(a->mat);
+            a->mat = NULL;
+        }
+    }
+    int rc = zc_zarr_create(st, where, &o, &a->mat);
+    if (rc < 0) return zc__err_wrap(rc, "creating the array of %s", s->name);
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, zc_report **report)
+{
+    zc__err_clear();
+    if (report) *report = NULL;
+    if (!spec || !arrays || !targets || n < 1) return zc__err(ZC_EINVAL, "zc_compute: NULL argument");
+    if (spec->struct_size < offsetof(zc_spec, max_input_blocks) || spec->struct_size > sizeof *spec)
+        return zc__err(ZC_EINVAL, "zc_compute: struct_size %u is not a known version", spec->struct_size);
+    for (int i = 0; i < n; i++)
+        if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
+    plan p;
+    ZC_TRY(plan_build(spec, n, arrays, &p));
+    /* work directory */
+    char work_dir[1024];
+    static atomic_int counter;
+    if (spec->work_dir) snprintf(work_dir, sizeof work_dir, "%s", spec->work_dir);
+    else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(work_dir, sizeof work_dir, "%s/zcube-work-%d-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid(),
+                 atomic_fetch_add(&counter, 1));
+    }
+    zc_store *work = NULL;
+    int rc = 0;
+    bool need_work = false;
+    for (int k = 0; k < p.nstages; k++) need_work |= p.stages[k].target < 0;
+    if (need_work && (rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work)) < 0) {
+        zc__err_wrap(rc, "work directory");
+        plan_free(&p);
+        return rc;
+    }
+    double t0 = now();
+    for (int k = 0; k < p.nstages && rc == 0; k++) {
+        plan_stage *s = &p.stages[k];
+        const zc_target *t = s->target >= 0 ? &targets[s->target] : NULL;
+        if ((rc = create_stage_array(s, t, work, k, spec->resume)) < 0) break;
+        stage_ctx c = {.p = &p, .s = s, .spec = spec, .index = k};
+        atomic_init(&c.done, 0);
+        atomic_init(&c.skipped, 0);
+        atomic_init(&c.measured, 0);
+        atomic_init(&c.cancel, 0);
+        pthread_mutex_init(&c.progress_lock, NULL);
+        double ts = now();
+        rc = pool_for(pool_default(), (size_t)s->tasks, spec->nthreads, task, &c);
+        s->seconds = now() - ts;
+        s->measured = atomic_load(&c.measured);
+        s->skipped = atomic_load(&c.skipped);
+        pthread_mutex_destroy(&c.progress_lock);
+    }
+    double total = now() - t0;
+    if (rc == 0 && report) {
+        *report = zc__calloc(1, sizeof **report);
+        char *j = *report ? plan_to_json(&p, true, total) : NULL;
+        if (*report && j) {
+            (*report)->json = zc__strdup(j);
+            free(j);
+        }
+    }
+    for (int k = 0; k < p.nstages; k++) {
+        zc_zarr_close(p.stages[k].node->mat);
+        p.stages[k].node->mat = NULL;
+        if (p.stages[k].node->kind == NODE_EW) node_unfuse_ew(p.stages[k].node);
+    }
+    plan_free(&p);
+    zc_store_close(work);
+    if (need_work && !spec->resume) nftw(work_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return rc;
+}
+
+void zc_report_free(zc_report *r)
+{
+    if (!r) return;
+    zc__free(r->json);
+    zc__free(r);
+}
+
+int zc_report_json(const zc_report *r, char **json)
+{
+    if (!r || !json || !r->json) return zc__err(ZC_EINVAL, "zc_report_json: no report");
+    *json = zc__strdup(r->json);
+    return *json ? 0 : ZC_ENOMEM;
+}
+
+int zc_plan_json(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, char **json)
+{
+    zc__err_clear();
+    (void)targets;
+    if (!spec || !arrays || !json) return zc__err(ZC_EINVAL, "zc_plan_json: NULL argument");
+    plan p;
+    ZC_TRY(plan_build(spec, n, arrays, &p));
+    char *j = plan_to_json(&p, false, 0);
+    plan_free(&p);
+    if (!j) return zc__err(ZC_ENOMEM, "cannot serialize the plan");
+    *json = zc__strdup(j);
+    free(j);
+    return *json ? 0 : ZC_ENOMEM;
+}
+
+int zc_compute_buffer(const zc_spec *spec, zc_array *a, void *dst, size_t dst_size, zc_report **report)
+{
+    zc__err_clear();
+    if (!spec || !a || (!dst && dst_size)) return zc__err(ZC_EINVAL, "zc_compute_buffer: NULL argument");
+    size_t need = a->itemsize;
+    for (int d = 0; d < a->ndim; d++) need *= (size_t)a->shape[d];
+    if (dst_size < need) return zc__err(ZC_EINVAL, "buffer of %zu bytes is too small (%zu needed)", dst_size, need);
+    /* compute into a memory store, then read it back */
+    static atomic_int counter;
+    char url[64];
+    snprintf(url, sizeof url, "memory://zc-compute-%d-%d", (int)getpid(), atomic_fetch_add(&counter, 1));
+    zc_store *st;
+    ZC_TRY(zc_store_open(url, ZC_STORE_CREATE, &st));
+    zc_target t = {st, "out", "none", 3};
+    int rc = zc_compute(spec, 1, &a, &t, report);
+    zc_zarr *z = NULL;
+    if (rc == 0) rc = zc_zarr_open(st, "out", &z);
+    if (rc == 0) rc = zc_zarr_read(z, NULL, dst, dst_size);
+    zc_zarr_close(z);
+    zc_store_close(st);
+    return rc;
+}

@@ -1,0 +1,107 @@
+/* plan/array.h — lazy arrays: the nodes of a plan.
+ *
+ * A zc_array is one operation with its parameters and inputs (held by
+ * reference), and its shape, dtype and regular chunk grid. Nothing is computed
+ * when it is made. Every node can produce any hyperslab of its values
+ * (node_region), either by reading its materialized Zarr array or by computing
+ * from its inputs; so fusion is simply "not materializing" a node, and a task
+ * pulls exactly the regions it needs through a chain of fused nodes.
+ *
+ * Kinds:
+ *   ZARR     a stored array (source)
+ *   BUFFER   a copy of a caller's buffer
+ *   CREATE   values from the element index: full, arange, linspace, eye, random
+ *   SCALAR   a 0-d "weak" scalar (Python number semantics in promotion)
+ *   EW       one elementwise function of 1–3 inputs, with broadcasting
+ *   SLICE    basic indexing: per output dim an input dim with start/step, or a new axis
+ *   REDUCE   one round of a tree reduction (see ops/reduce.c)
+ *   RECHUNK  the same values with other chunks (one copy stage; multistage
+ *            rechunks are chains of these, planned at compute time) */
+#ifndef ZC_PLAN_ARRAY_H
+#define ZC_PLAN_ARRAY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/elementwise.h"
+#include "kernels/reduce.h"
+#include "zcube.h"
+
+#define NODE_MAX_INPUTS 3
+
+typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_SLICE, NODE_REDUCE, NODE_RECHUNK } node_kind;
+
+typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
+
+typedef enum { ROUND_FIRST = 1, ROUND_LAST = 2 } round_flags; /* a single round is FIRST|LAST */
+
+struct zc_array {
+    atomic_int refs;
+    node_kind kind;
+    int ndim;
+    int64_t shape[ZC_MAX_DIMS];
+    int64_t chunks[ZC_MAX_DIMS];
+    zc_dtype dtype;
+    size_t itemsize;
+    int ninputs;
+    zc_array *inputs[NODE_MAX_INPUTS];
+    union {
+        struct { zc_store *store; char *path; zc_zarr *z; } zarr;
+        struct { void *data; } buffer;
+        struct { create_kind what; double a, b, c; int64_t k; uint64_t seed; } create;
+        struct { double value; bool is_int; } scalar;
+        struct {
+            int op;                       /* ew_op, or -1 = astype */
+            ew_program *prog;             /* fused program over `leaves` (built by the optimizer) */
+            zc_array **leaves;            /* non-EW or materialized inputs of the fused subtree (not retained) */
+            int nleaves;
+        } ew;
+        struct {
+            int in_dim[ZC_MAX_DIMS];      /* input dim of each output dim, -1 = new axis */
+            int64_t start[ZC_MAX_DIMS];   /* per output dim */
+            int64_t step[ZC_MAX_DIMS];
+            int64_t fixed[ZC_MAX_DIMS];   /* per input dim: index if dropped (integer index), else -1 */
+        } slice;
+        struct {
+            red_op op;
+            zc_dtype in_dtype;            /* dtype of the values reduced (first round's input) */
+            uint64_t axes;                /* reduced axes (bit mask, in this node's input dims) */
+            int flags;                    /* round_flags */
+            int64_t split[ZC_MAX_DIMS];   /* input blocks per output block along each dim */
+            double ddof;
+            int out_dim[ZC_MAX_DIMS];     /* LAST round without keepdims: input dim of each output dim */
+        } reduce;
+    } p;
+    /* set during a computation (plan/plan.c, exec/run.c); a node takes part in
+     * one computation at a time */
+    zc_zarr *mat;                          /* materialized values, when not NULL */
+    int stage;                             /* stage that materializes it, or -1 */
+};
+
+/* A new node with one reference; inputs are retained. */
+int node_new(node_kind kind, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
+             zc_array *const *inputs, zc_array **out);
+/* Chunk shape of about `target` bytes for a shape (trailing dims whole first). */
+void node_auto_chunks(int ndim, const int64_t *shape, size_t itemsize, size_t target, int64_t *chunks);
+/* Number of blocks in the grid (product), and block index ↔ coordinates. */
+int64_t node_nblocks(const zc_array *a);
+void node_block_coords(const zc_array *a, int64_t b, int64_t *coords);
+/* Region of a block: start and stop per dim (clipped to the shape). */
+void node_block_region(const zc_array *a, const int64_t *coords, zc_range *sel);
+size_t node_region_bytes(const zc_array *a, const zc_range *sel);
+/* Bytes of one full chunk. */
+size_t node_chunk_bytes(const zc_array *a);
+
+/* Build the fused program of an EW node over its subtree of unmaterialized EW nodes. */
+int node_fuse_ew(zc_array *a);
+/* Release the fused program (end of a computation). */
+void node_unfuse_ew(zc_array *a);
+
+/* Compute the values of a region into out (C order, native). Uses the
+ * materialized array when there is one. Thread-safe. */
+int node_region(zc_array *a, const zc_range *sel, void *out);
+/* The same, ignoring a's own materialization (used by the stage that fills it). */
+int node_compute_region(zc_array *a, const zc_range *sel, void *out);
+
+#endif

@@ -1,0 +1,343 @@
+/* plan/plan.c — optimizing a computation into stages and projecting memory
+ * (see plan.h). Planning costs O(operations), never O(blocks). */
+#include "plan/plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/checked.h"
+#include "core/error.h"
+#include "plan/rechunk_plan.h"
+#include "zarr/zarr.h"
+
+typedef struct {
+    zc_array **v;
+    int *consumers;
+    int n, cap;
+} node_list;
+
+static int find(const node_list *l, const zc_array *a)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i] == a) return i;
+    return -1;
+}
+
+/* Post-order (inputs first); each node once. Iterative to bear deep chains. */
+static int collect(node_list *l, zc_array *root)
+{
+    if (find(l, root) >= 0) return 0;
+    for (int i = 0; i < root->ninputs; i++) ZC_TRY(collect(l, root->inputs[i]));
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 32;
+        zc_array **v = zc__realloc(l->v, sizeof *v * (size_t)cap);
+        if (!v) return ZC_ENOMEM;
+        l->v = v;
+        int *c = zc__realloc(l->consumers, sizeof *c * (size_t)cap);
+        if (!c) return ZC_ENOMEM;
+        l->consumers = c;
+        l->cap = cap;
+    }
+    l->consumers[l->n] = 0;
+    l->v[l->n++] = root;
+    return 0;
+}
+
+static const char *kind_name(const zc_array *a)
+{
+    switch (a->kind) {
+    case NODE_ZARR: return "zarr";
+    case NODE_BUFFER: return "asarray";
+    case NODE_CREATE: return "create";
+    case NODE_SCALAR: return "scalar";
+    case NODE_EW: return a->p.ew.op < 0 ? "astype" : a->ninputs == 3 ? "where" : ew_op_name((ew_op)a->p.ew.op);
+    case NODE_SLICE: return "getitem";
+    case NODE_REDUCE: return red_op_name(a->p.reduce.op);
+    case NODE_RECHUNK: return "rechunk";
+    }
+    return "?";
+}
+
+static bool is_source(const zc_array *a)
+{
+    return a->kind == NODE_ZARR || a->kind == NODE_CREATE || a->kind == NODE_BUFFER || a->kind == NODE_SCALAR;
+}
+
+/* Replace a rechunk that does not fit in one copy by a chain of copies. */
+static int expand_rechunk(zc_array *r, size_t limit)
+{
+    zc_array *in = r->inputs[0];
+    bool same = true;
+    for (int d = 0; d < r->ndim; d++) same &= in->chunks[d] == r->chunks[d];
+    if (same || in->kind == NODE_RECHUNK) return 0;
+    rechunk_plan rp;
+    int rc = rechunk_plan_make(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, limit, &rp);
+    if (rc < 0) return rc;
+    zc_array *cur = in;
+    zc_array_retain(cur);
+    for (int s = 1; s < rp.nstages; s++) {
+        zc_array *next;
+        rc = zc_rechunk(cur, rp.chunks[s], &next);
+        zc_array_release(cur);
+        if (rc < 0) return rc;
+        cur = next;
+    }
+    r->inputs[0] = cur; /* takes the reference */
+    zc_array_release(in);
+    return 0;
+}
+
+/* ---- memory projection (bytes a task allocates, not counting the output buffer) ---- */
+
+static int64_t count_of(const zc_range *s) { return s->stop > s->start ? (s->stop - s->start - 1) / s->step + 1 : 0; }
+
+static size_t proj(const zc_array *a, const zc_range *sel);
+
+/* Reading a region of a stored array: one decoded chunk of scratch, plus the
+ * compressed bytes of a batch of chunks (at most 64), counted at decoded size. */
+static size_t proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel)
+{
+    size_t chunk = a->itemsize, touched = 1;
+    for (int d = 0; d < a->ndim; d++) {
+        chunk *= (size_t)chunks[d];
+        int64_t c = count_of(&sel[d]);
+        if (!c) return 0;
+        int64_t first = sel[d].start / chunks[d], last = (sel[d].start + (c - 1) * sel[d].step) / chunks[d];
+        touched *= (size_t)(last - first + 1);
+    }
+    return chunk * (1 + (touched < 64 ? touched : 64));
+}
+
+static void leaf_sel(const zc_array *root, const zc_array *l, const zc_range *sel, zc_range *lsel)
+{
+    int off = root->ndim - l->ndim;
+    for (int j = 0; j < l->ndim; j++) {
+        int d = j + off;
+        lsel[j] = l->shape[j] == 1 && root->shape[d] != 1 ? (zc_range){0, 1, 1} : sel[d];
+    }
+}
+
+static size_t proj_ew(const zc_array *root, const zc_array *n, const zc_range *sel)
+{
+    size_t total = 0;
+    for (int i = 0; i < n->ninputs; i++) {
+        const zc_array *c = n->inputs[i];
+        if (c->kind == NODE_SCALAR) continue;
+        if (c->kind == NODE_EW && c->stage < 0) {
+            total += proj_ew(root, c, sel);
+            continue;
+        }
+        zc_range ls[ZC_MAX_DIMS];
+        leaf_sel(root, c, sel, ls);
+        total += node_region_bytes(c, ls) + proj(c, ls);
+    }
+    return total;
+}
+
+static size_t proj(const zc_array *a, const zc_range *sel)
+{
+    if (a->stage >= 0) return proj_read(a, a->chunks, sel);
+    switch (a->kind) {
+    case NODE_ZARR: return proj_read(a, a->p.zarr.z->rchunk, sel);
+    case NODE_EW: return proj_ew(a, a, sel);
+    case NODE_SLICE: {
+        const zc_array *in = a->inputs[0];
+        zc_range isel[ZC_MAX_DIMS];
+        for (int i = 0; i < in->ndim; i++) isel[i] = (zc_range){a->p.slice.fixed[i], a->p.slice.fixed[i] + 1, 1};
+        for (int d = 0; d < a->ndim; d++) {
+            int i = a->p.slice.in_dim[d];
+            if (i < 0) continue;
+            int64_t c = count_of(&sel[d]), st = a->p.slice.step[d] * sel[d].step;
+            int64_t s0 = a->p.slice.start[d] + sel[d].start * a->p.slice.step[d];
+            isel[i] = (zc_range){s0, c ? s0 + (c - 1) * st + 1 : s0, st};
+        }
+        return proj(in, isel);
+    }
+    case NODE_RECHUNK: return proj(a->inputs[0], sel);
+    default: return 0;
+    }
+}
+
+/* The largest block's projection (edge blocks are never larger than block 0). */
+static size_t stage_projection(const zc_array *a)
+{
+    int64_t c0[ZC_MAX_DIMS] = {0};
+    zc_range sel[ZC_MAX_DIMS];
+    node_block_region(a, c0, sel);
+    size_t out = node_chunk_bytes(a);
+    size_t mem = 2 * out; /* the block and its encoded form */
+    if (a->kind != NODE_REDUCE) return mem + proj(a, sel) + (a->kind == NODE_ZARR ? 0 : 0);
+    /* a reduction task: accumulators + one input block at a time (+ its fused inputs) */
+    const zc_array *in = a->inputs[0];
+    size_t nacc = 1;
+    for (int d = 0; d < in->ndim; d++)
+        if (!((a->p.reduce.axes >> d) & 1)) nacc *= (size_t)in->chunks[d];
+    size_t acc = nacc * red_acc_size(a->p.reduce.op, a->p.reduce.in_dtype);
+    int64_t ic[ZC_MAX_DIMS] = {0};
+    zc_range isel[ZC_MAX_DIMS];
+    node_block_region(in, ic, isel);
+    return mem + acc + node_chunk_bytes(in) + proj(in, isel);
+}
+
+static void describe_fused(const zc_array *n, char *buf, size_t size, bool top)
+{
+    if (n->kind != NODE_EW && n->kind != NODE_SLICE && !(top && (n->kind == NODE_REDUCE || n->kind == NODE_RECHUNK)))
+        return;
+    if (!top && n->stage >= 0) return;
+    size_t k = strlen(buf);
+    if (k + 24 < size) snprintf(buf + k, size - k, "%s%s", k ? "+" : "", kind_name(n));
+    for (int i = 0; i < n->ninputs; i++) describe_fused(n->inputs[i], buf, size, false);
+}
+
+int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->limit = spec->allowed_mem > spec->reserved_mem ? spec->allowed_mem - spec->reserved_mem : 0;
+    node_list l = {0};
+    int rc = 0;
+    p->outputs = zc__calloc((size_t)n, sizeof(zc_array *));
+    if (!p->outputs) return ZC_ENOMEM;
+    p->noutputs = n;
+    /* an output that is stored already (a source) is written through a copy */
+    for (int i = 0; i < n && rc == 0; i++) {
+        zc_array *o = arrays[i];
+        if (!o) {
+            rc = zc__err(ZC_EINVAL, "array %d to compute is NULL", i);
+            break;
+        }
+        if (o->kind == NODE_ZARR || o->kind == NODE_SCALAR) rc = zc_rechunk(o, o->chunks, &p->outputs[i]);
+        else {
+            zc_array_retain(o);
+            p->outputs[i] = o;
+        }
+    }
+    for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
+    /* multistage rechunks, then collect again */
+    for (int i = 0; i < l.n && rc == 0; i++)
+        if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit);
+    l.n = 0;
+    for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
+    if (rc < 0) goto out;
+    for (int i = 0; i < l.n; i++)
+        for (int k = 0; k < l.v[i]->ninputs; k++) {
+            int j = find(&l, l.v[i]->inputs[k]);
+            bool dup = false;
+            for (int m = 0; m < k; m++) dup |= l.v[i]->inputs[m] == l.v[i]->inputs[k];
+            if (j >= 0 && !dup) l.consumers[j]++;
+        }
+    /* what is materialized */
+    bool *mat = zc__calloc((size_t)l.n + 1, sizeof(bool));
+    if (!mat) { rc = ZC_ENOMEM; goto out; }
+    for (int i = 0; i < l.n; i++) {
+        zc_array *a = l.v[i];
+        if (a->kind == NODE_REDUCE || a->kind == NODE_RECHUNK) mat[i] = true;
+        if ((a->kind == NODE_EW || a->kind == NODE_SLICE) && l.consumers[i] > 1) mat[i] = true;
+        for (int k = 0; k < a->ninputs; k++)
+            if (a->kind == NODE_RECHUNK && !is_source(a->inputs[k])) mat[find(&l, a->inputs[k])] = true;
+    }
+    for (int i = 0; i < n; i++) mat[find(&l, p->outputs[i])] = true;
+    int nst = 0;
+    for (int i = 0; i < l.n; i++) nst += mat[i];
+    p->stages = zc__calloc((size_t)nst + 1, sizeof(plan_stage));
+    if (!p->stages) { zc__free(mat); rc = ZC_ENOMEM; goto out; }
+    for (int i = 0; i < l.n; i++) {
+        if (!mat[i]) continue;
+        plan_stage *s = &p->stages[p->nstages];
+        s->node = l.v[i];
+        zc_array_retain(s->node);
+        s->node->stage = p->nstages;
+        s->target = -1;
+        for (int t = 0; t < n; t++)
+            if (p->outputs[t] == s->node && s->target < 0) s->target = t;
+        s->tasks = node_nblocks(s->node);
+        p->tasks += s->tasks;
+        p->nstages++;
+    }
+    zc__free(mat);
+    /* names, fusion and projections (stage flags are all set now) */
+    for (int k = 0; k < p->nstages; k++) {
+        plan_stage *s = &p->stages[k];
+        zc_array *a = s->node;
+        snprintf(s->name, sizeof s->name, "op%d %s", k, kind_name(a));
+        if (a->kind == NODE_REDUCE) {
+            size_t len = strlen(s->name);
+            snprintf(s->name + len, sizeof s->name - len, "%s",
+                     a->p.reduce.flags & ROUND_FIRST ? (a->p.reduce.flags & ROUND_LAST ? "" : " (round 1)")
+                                                     : (a->p.reduce.flags & ROUND_LAST ? " (last round)" : " (round)"));
+        }
+        describe_fused(a, s->fused, sizeof s->fused, true);
+        s->projected = stage_projection(a);
+        if (s->target < 0) p->intermediate_bytes += (int64_t)(node_chunk_bytes(a) * (size_t)s->tasks);
+        if (s->projected > p->limit) {
+            rc = zc__err(ZC_EMEMBOUND,
+                         "%s [%s] needs %.1f MB per task, more than the %.1f MB allowed (allowed_mem %.1f MB - "
+                         "reserved %.1f MB): use smaller chunks (block %.1f MB now) or raise allowed_mem",
+                         s->name, s->fused, (double)s->projected / 1e6, (double)p->limit / 1e6,
+                         (double)spec->allowed_mem / 1e6, (double)spec->reserved_mem / 1e6,
+                         (double)node_chunk_bytes(a) / 1e6);
+            goto out;
+        }
+    }
+out:
+    zc__free(l.v);
+    zc__free(l.consumers);
+    if (rc < 0) plan_free(p);
+    return rc;
+}
+
+void plan_free(plan *p)
+{
+    for (int k = 0; k < p->nstages; k++) {
+        p->stages[k].node->stage = -1;
+        zc_array_release(p->stages[k].node);
+    }
+    for (int i = 0; i < p->noutputs; i++) zc_array_release(p->outputs[i]);
+    zc__free(p->stages);
+    zc__free(p->outputs);
+    memset(p, 0, sizeof *p);
+}
+
+char *plan_to_json(const plan *p, bool ran, double seconds)
+{
+    json_t *ops = json_array();
+    size_t peak = 0;
+    for (int k = 0; k < p->nstages; k++) {
+        const plan_stage *s = &p->stages[k];
+        const zc_array *a = s->node;
+        json_t *shape = json_array(), *chunks = json_array(), *inputs = json_array();
+        for (int d = 0; d < a->ndim; d++) {
+            json_array_append_new(shape, json_integer(a->shape[d]));
+            json_array_append_new(chunks, json_integer(a->chunks[d]));
+        }
+        json_t *o = json_pack("{s:i, s:s, s:s, s:o, s:o, s:s, s:I, s:I, s:s, s:b}", "op", k, "name", s->name, "kind",
+                              kind_name(a), "shape", shape, "chunks", chunks, "dtype",
+                              a->dtype == ZC_RAW ? "accumulator" : zc_dtype_name(a->dtype), "tasks",
+                              (json_int_t)s->tasks, "projected_mem", (json_int_t)s->projected, "fused", s->fused,
+                              "output", s->target >= 0);
+        for (int i = 0; i < a->ninputs; i++) {
+            /* the stage that feeds this one through fused nodes is found by walking down */
+            const zc_array *in = a->inputs[i];
+            while (in->stage < 0 && in->ninputs == 1 && in->kind != NODE_ZARR) in = in->inputs[0];
+            if (in->stage >= 0) json_array_append_new(inputs, json_integer(in->stage));
+        }
+        json_object_set_new(o, "inputs", inputs);
+        if (ran) {
+            json_object_set_new(o, "seconds", json_real(s->seconds));
+            json_object_set_new(o, "measured_mem", json_integer((json_int_t)s->measured));
+            json_object_set_new(o, "skipped", json_integer(s->skipped));
+            if (s->measured > peak) peak = s->measured;
+        }
+        json_array_append_new(ops, o);
+    }
+    json_t *doc = json_pack("{s:o, s:I, s:I, s:I}", "operations", ops, "tasks", (json_int_t)p->tasks,
+                            "intermediate_bytes", (json_int_t)p->intermediate_bytes, "memory_limit",
+                            (json_int_t)p->limit);
+    if (ran) {
+        json_object_set_new(doc, "seconds", json_real(seconds));
+        json_object_set_new(doc, "peak_task_mem", json_integer((json_int_t)peak));
+    }
+    char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+    json_decref(doc);
+    return text;
+}

@@ -1,0 +1,47 @@
+/* plan/plan.h — a computation: the optimized DAG and its stages.
+ *
+ * plan_build walks the arrays to compute, expands multistage rechunks, decides
+ * which nodes are materialized (the stages) and which are fused into their
+ * consumers, and projects the memory of one task of every stage:
+ *
+ *   materialized: outputs (into their targets), reductions (every round),
+ *                 rechunks, the input of a rechunk unless it is a stored/generated
+ *                 source, and elementwise/slice nodes used by several consumers;
+ *   fused:        everything else (a task pulls their regions on the fly).
+ *
+ * A stage runs one task per block of its node; tasks are (stage, block) pairs,
+ * never stored. */
+#ifndef ZC_PLAN_PLAN_H
+#define ZC_PLAN_PLAN_H
+
+#include "plan/array.h"
+
+typedef struct {
+    zc_array *node;          /* what this stage materializes (retained) */
+    int64_t tasks;           /* blocks of node */
+    size_t projected;        /* bytes one task needs */
+    int target;              /* index into the targets, or -1 for an intermediate */
+    char name[64];           /* "op3 mean (reduce round 2)" */
+    char fused[256];         /* names of the fused operations it computes */
+    /* filled by the run */
+    double seconds;
+    size_t measured;         /* max over tasks of the task's allocation peak */
+    int64_t skipped;         /* tasks skipped by resume */
+} plan_stage;
+
+typedef struct {
+    plan_stage *stages;
+    int nstages;
+    zc_array **outputs;      /* per target: the node written there (retained) */
+    int noutputs;
+    size_t limit;            /* allowed_mem - reserved_mem */
+    int64_t tasks;           /* all stages */
+    int64_t intermediate_bytes; /* logical bytes of intermediate arrays */
+} plan;
+
+int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p);
+void plan_free(plan *p);
+/* JSON summary of the plan (and of the run if it happened). */
+char *plan_to_json(const plan *p, bool ran, double seconds);
+
+#endif
