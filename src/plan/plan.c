@@ -166,8 +166,8 @@ static size_t stage_projection(const zc_array *a)
     zc_range sel[ZC_MAX_DIMS];
     node_block_region(a, c0, sel);
     size_t out = node_chunk_bytes(a);
-    size_t mem = 2 * out; /* the block and its encoded form */
-    if (a->kind != NODE_REDUCE) return mem + proj(a, sel) + (a->kind == NODE_ZARR ? 0 : 0);
+    size_t mem = 3 * out; /* the block and its encoded form (a buffer grown up to twice the bound) */
+    if (a->kind != NODE_REDUCE) return mem + proj(a, sel);
     /* a reduction task: accumulators + one input block at a time (+ its fused inputs) */
     const zc_array *in = a->inputs[0];
     size_t nacc = 1;
