@@ -69,6 +69,7 @@ static int astype_encode(void *state, const void *src, size_t n, zc_buf *out)
                        n, st->dec.size);
     ZC_TRY(codec_filter_resize(NAME, n, st->dec.size, st->enc.size, &size));
     if (size > (size_t)-1 - out->size) return zc__err(ZC_EOVERFLOW, "%s: output overflows", NAME);
+    if (size == 0) return 0; /* nothing to write (out->data may be NULL) */
     ZC_TRY(buf_reserve(out, out->size + size));
     convert(&st->dec, &st->enc, src, out->data + out->size, n / st->dec.size);
     out->size += size;

@@ -72,6 +72,7 @@ static int bitround_encode(void *state, const void *src, size_t n, zc_buf *out)
     if (n % es)
         return zc__err(ZC_EINVAL, "%s: %zu bytes is not a whole number of %zu-byte elements", NAME,
                        n, es);
+    if (n == 0) return 0; /* nothing to write (out->data may be NULL) */
     size_t at = out->size;
     ZC_TRY(buf_append(out, src, n));
     unsigned maskbits = st->maxbits - st->keepbits;

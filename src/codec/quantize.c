@@ -94,6 +94,7 @@ static int quantize_encode(void *state, const void *src, size_t n, zc_buf *out)
                        n, st->dtype.size);
     ZC_TRY(codec_filter_resize(NAME, n, st->dtype.size, st->astype.size, &size));
     if (size > (size_t)-1 - out->size) return zc__err(ZC_EOVERFLOW, "%s: output overflows", NAME);
+    if (size == 0) return 0; /* nothing to write (out->data may be NULL) */
     ZC_TRY(buf_reserve(out, out->size + size));
     const num_fmt *w = &st->work;
     num_val scale = num_scalar_as(&st->scale, w);

@@ -96,6 +96,7 @@ static int shuffle_encode(void *state, const void *src, size_t n, zc_buf *out)
     const shuffle_state *st = state;
     ZC_TRY(check(st, n, ZC_EINVAL));
     if (n > (size_t)-1 - out->size) return zc__err(ZC_EOVERFLOW, "%s: output overflows", NAME);
+    if (n == 0) return 0; /* nothing to write (out->data may be NULL) */
     ZC_TRY(buf_reserve(out, out->size + n));
     if (st->elementsize <= 1) memcpy(out->data + out->size, src, n);
     else shuffle(out->data + out->size, src, n, st->elementsize);

@@ -357,6 +357,7 @@ static int transpose_encode(void *state, const void *src, size_t n, zc_buf *out)
     if (n != st->nbytes)
         return zc__err(ZC_EINVAL, "transpose: chunk has %zu bytes, expected %zu", n, st->nbytes);
     if (n > (size_t)-1 - out->size) return zc__err(ZC_EOVERFLOW, "transpose: output overflows");
+    if (n == 0) return 0; /* nothing to write (out->data may be NULL) */
     ZC_TRY(buf_reserve(out, out->size + n));
     perm_copy(src, out->data + out->size, st->ndim, st->shape, st->order, st->esize);
     out->size += n;
