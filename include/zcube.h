@@ -513,8 +513,9 @@ typedef struct {
     zc_progress_fn progress;
     void *progress_ctx;
     int max_input_blocks;   /* fusion limit on input blocks per task; default 64 */
+    const char *executor;   /* "threads" (default) or "sequential" */
 } zc_spec;
-#define ZC_SPEC_INIT {sizeof(zc_spec), NULL, (size_t)2 << 30, (size_t)64 << 20, 0, 0, 2, NULL, NULL, 64}
+#define ZC_SPEC_INIT {sizeof(zc_spec), NULL, (size_t)2 << 30, (size_t)64 << 20, 0, 0, 2, NULL, NULL, 64, NULL}
 
 /** Where a computed array goes. codec NULL = "zstd:1"; zarr_format 0 = 3. */
 typedef struct {

@@ -18,6 +18,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/pool.h"
+#include "exec/executor.h"
 #include "plan/plan.h"
 #include "zarr/zarr.h"
 
@@ -204,10 +205,15 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     zc__err_clear();
     if (report) *report = NULL;
     if (!spec || !arrays || !targets || n < 1) return zc__err(ZC_EINVAL, "zc_compute: NULL argument");
-    if (spec->struct_size < offsetof(zc_spec, max_input_blocks) || spec->struct_size > sizeof *spec)
+    if (spec->struct_size < offsetof(zc_spec, executor) || spec->struct_size > sizeof *spec)
         return zc__err(ZC_EINVAL, "zc_compute: struct_size %u is not a known version", spec->struct_size);
     for (int i = 0; i < n; i++)
         if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
+    zc_spec sp = ZC_SPEC_INIT;
+    memcpy(&sp, spec, spec->struct_size);
+    spec = &sp;
+    const exec_backend *ex;
+    ZC_TRY(exec_find(spec->executor, &ex));
     plan p;
     ZC_TRY(plan_build(spec, n, arrays, &p));
     /* work directory */
@@ -240,7 +246,7 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
         atomic_init(&c.cancel, 0);
         pthread_mutex_init(&c.progress_lock, NULL);
         double ts = now();
-        rc = pool_for(pool_default(), (size_t)s->tasks, spec->nthreads, task, &c);
+        rc = ex->run((size_t)s->tasks, spec->nthreads, task, &c);
         s->seconds = now() - ts;
         s->measured = atomic_load(&c.measured);
         s->skipped = atomic_load(&c.skipped);
