@@ -40,7 +40,7 @@ json_t *zc_json_load(const char *text, size_t n, size_t flags, json_error_t *err
         }
     }
     if (!extra) return json_loadb(text, n, flags, err);
-    size_t cap = n + extra * (sizeof ZC_JSON_U64_PREFIX + 2) + 1;
+    size_t cap = n + extra * 12 + 1; /* each big integer gains "\\u0001u64:" and two quotes */
     char *out = malloc(cap);
     if (!out) return NULL;
     size_t k = 0;
