@@ -318,39 +318,36 @@ def run_case(zc, seed, work, i, dtype_str, comp_kind, res, force_fill=()):
     meta = open(os.path.join(path, ".zarray")).read()
     unsupported = [KNOWN_UNSUPPORTED[f.codec_id] for f in (filters or []) + [compressor]
                    if f is not None and f.codec_id in KNOWN_UNSUPPORTED]
-    step = "info"
-    try:
-        info = zc.info_json(path)
-        problems = check_info(info, z)
-        if problems:
-            res.fail(label, "zcube info --json: %s\n.zarray: %s" % ("; ".join(problems), meta))
-            return
-        step = "get"
-        out = os.path.join(work, "out.npy")
-        extra = ic.random_io_options(rng)
-        got = zc.get(path, out, None, extra)
-        why = ic.compare_arrays(expected, got)
-        if why:
-            res.fail(label, "zcube get %s(whole array): %s\n.zarray: %s" % (" ".join(extra), why, meta))
-            return
-        step = "get --region"
-        extra = ic.random_io_options(rng)
-        got = zc.get(path, out, region_text, extra)
-        why = ic.compare_arrays(expected_region, got)
-        if why:
-            res.fail(label, "zcube get --region=%s %s: %s\n.zarray: %s"
-                     % (region_text, " ".join(extra), why, meta))
-            return
-    except ic.ZcubeError as e:
-        if unsupported and e.clean:
-            res.xfailed(label, "refused (%s): %s" % (", ".join(unsupported), e.stderr.strip()))
-            return
-        res.fail(label, "zcube %s failed:\n%s\n.zarray: %s" % (step, e.describe(), meta))
-        return
-    except AssertionError as e:
-        res.fail(label, str(e))
-        return
-    if unsupported:
+    # Each step runs even if an earlier one failed, so one FAIL names them all.
+    out = os.path.join(work, "out.npy")
+    problems = []
+    refusals = []
+
+    def step(what, fn):
+        try:
+            why = fn()
+            if why:
+                problems.append("%s: %s" % (what, why))
+        except ic.ZcubeError as e:
+            if unsupported and e.clean:
+                refusals.append(e.stderr.strip())
+            else:
+                problems.append("%s failed:\n%s" % (what, e.describe()))
+        except AssertionError as e:
+            problems.append("%s: %s" % (what, e))
+
+    step("zcube info --json", lambda: "; ".join(check_info(zc.info_json(path), z)))
+    extra = ic.random_io_options(rng)
+    step("zcube get %s(whole array)" % " ".join(extra + [""]),
+         lambda: ic.compare_arrays(expected, zc.get(path, out, None, extra)))
+    extra2 = ic.random_io_options(rng)
+    step("zcube get --region=%s %s" % (region_text, " ".join(extra2)),
+         lambda: ic.compare_arrays(expected_region, zc.get(path, out, region_text, extra2)))
+    if problems:
+        res.fail(label, "\n".join(problems) + "\n.zarray: %s" % meta)
+    elif refusals:
+        res.xfailed(label, "refused (%s): %s" % (", ".join(unsupported), refusals[0]))
+    elif unsupported:
         res.ok(label + " (region %s; %s now supported)" % (region_text, ", ".join(unsupported)))
     else:
         res.ok(label + " (region %s)" % region_text)

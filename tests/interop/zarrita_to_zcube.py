@@ -211,28 +211,26 @@ def main():
                 res.fail(label, "zarrita does not read back what it wrote (harness problem): %s" % why)
                 continue
             meta = open(os.path.join(c["path"], "zarr.json")).read()
-            step = "info"
-            try:
-                problems = check_info(zc.info_json(c["path"]), c["shape"], x["chunks"], c["dtype"])
-                if problems:
-                    res.fail(label, "zcube info --json: %s\nzarr.json: %s" % ("; ".join(problems), meta))
-                    continue
-                step = "get"
-                why = ic.compare_arrays(x["expected"], zc.get(c["path"], out))
-                if why:
-                    res.fail(label, "zcube get (whole): %s\nzarr.json: %s" % (why, meta))
-                    continue
-                step = "get --region"
-                why = ic.compare_arrays(x["expected_region"], zc.get(c["path"], out, x["region_text"]))
-                if why:
-                    res.fail(label, "zcube get --region=%s: %s\nzarr.json: %s"
-                             % (x["region_text"], why, meta))
-                    continue
-            except ic.ZcubeError as e:
-                res.fail(label, "zcube %s failed:\n%s\nzarr.json: %s" % (step, e.describe(), meta))
-                continue
-            except Exception:
-                res.fail(label, "harness error:\n" + traceback.format_exc())
+            # every step runs even if an earlier one failed: one FAIL names them all
+            problems = []
+            steps = (
+                ("zcube info --json", lambda: "; ".join(
+                    check_info(zc.info_json(c["path"]), c["shape"], x["chunks"], c["dtype"]))),
+                ("zcube get (whole)", lambda: ic.compare_arrays(x["expected"], zc.get(c["path"], out))),
+                ("zcube get --region=%s" % x["region_text"], lambda: ic.compare_arrays(
+                    x["expected_region"], zc.get(c["path"], out, x["region_text"]))),
+            )
+            for what, fn in steps:
+                try:
+                    why = fn()
+                    if why:
+                        problems.append("%s: %s" % (what, why))
+                except ic.ZcubeError as e:
+                    problems.append("%s failed:\n%s" % (what, e.describe()))
+                except Exception:
+                    problems.append("%s: harness error:\n%s" % (what, traceback.format_exc()))
+            if problems:
+                res.fail(label, "\n".join(problems) + "\nzarr.json: %s" % meta)
                 continue
             res.ok(label + " (region %s)" % x["region_text"])
     finally:
