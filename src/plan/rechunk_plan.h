@@ -31,4 +31,9 @@ size_t rechunk_task_mem(int ndim, const int64_t *shape, const int64_t *from, con
 int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst, size_t itemsize,
                       size_t max_mem, rechunk_plan *out);
 
+/* The smallest max_mem for which rechunk_plan_make succeeds (it succeeds with this
+ * value and fails with one byte less); 0 for an empty array, SIZE_MAX on bad
+ * arguments or out of memory. Lets callers say what to change. */
+size_t rechunk_plan_min_mem(int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst, size_t itemsize);
+
 #endif

@@ -1,0 +1,475 @@
+/* plan/rechunk_plan.c — choosing intermediate chunkings for a rechunk (see rechunk_plan.h).
+ *
+ * Task model. A copy from chunks A to chunks B runs one task per output chunk of B;
+ * the task decodes every A chunk its output chunk overlaps (whole chunks), so
+ *     task_mem(A, B) = N(A, B) * |A| + |B|      (bytes; |C| = full decoded chunk)
+ * where N is the product over axes of the worst-case number of A chunks that one B
+ * chunk overlaps. When B is aligned with A (on every axis one size divides the other),
+ * N * |A| is the volume of the elementwise maximum of A and B: growing an axis costs
+ * memory, shrinking one costs read amplification (a whole A chunk is decoded for each
+ * smaller B chunk it feeds).
+ *
+ * Search. rechunker/Cubed interpolate chunk shapes geometrically between source and
+ * target and add stages until each fits. Here the axes that grow (target chunk larger
+ * than source) and the axes that shrink move along two independent fractions p and q
+ * in [0, 1], because the best plans shrink some axes before growing others (shrink
+ * space first, then gather time). Each axis has a "ladder" of sizes from its source to
+ * its target size in which each size divides the next (so consecutive stages align),
+ * and a fraction picks the rung nearest in log scale. The grid of (p, q) gives at most
+ * (GRID+1)^2 candidate intermediate chunkings; a dynamic program over stage count finds,
+ * among plans whose every task fits, the one with the least I/O: bytes read (decoded)
+ * + bytes written + a fixed cost per chunk read or written. Fewer stages are preferred:
+ * the direct copy whenever it fits, and each stage beyond the fewest that fit must cut
+ * the cost by STAGE_PENALTY (with one output chunk per task, splitting a chunk decodes
+ * it once per piece, so squeezing a rechunk into the fewest stages can multiply the
+ * bytes decoded a hundredfold; e.g. ERA5 time->space at 500 MB: 57 array sizes of I/O
+ * in 2 stages, 25 in 3).
+ * Consolidation (rechunker's consolidate_reads/writes) falls out of that cost: larger
+ * intermediate chunks mean fewer operations and less read amplification, so they are
+ * taken up to the memory limit.
+ *
+ * Refusal. If no plan of at most RECHUNK_MAX_STAGES copies fits, a minimax version of
+ * the same program gives the smallest max_mem that would work (rechunk_plan_min_mem),
+ * and the error names it, the allowed figure and what to change. */
+#include "plan/rechunk_plan.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/checked.h"
+#include "core/error.h"
+
+#define MAX_DIMS 32
+#define GRID 16                       /* steps of each interpolation fraction */
+#define LADDER_MAX 72                 /* rungs per axis (each a divisor-chain step) */
+#define SCAN_MAX 256                  /* output chunks scanned exactly per axis */
+#define OP_COST_BYTES (256.0 * 1024.0) /* one chunk read or write, in bytes of transfer */
+#define DIM_LIMIT ((int64_t)1 << 62)  /* shapes and chunks above this are refused */
+#define STAGE_PENALTY 1.5             /* an extra stage must cut the I/O cost by this factor */
+
+/* ---- saturating size arithmetic (a projection that overflows is "too big") ---- */
+
+static size_t sat_mul(size_t a, size_t b)
+{
+    size_t r;
+    return ck_mul_sz(a, b, &r) ? SIZE_MAX : r;
+}
+
+static size_t sat_add(size_t a, size_t b)
+{
+    size_t r;
+    return ck_add_sz(a, b, &r) ? SIZE_MAX : r;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Worst number of chunks of size a that one chunk of size b overlaps, along an axis of
+ * length s (the output chunks start at multiples of b; the last one is cut at s). */
+static int64_t overlap_max(int64_t s, int64_t a, int64_t b)
+{
+    if (s <= 0) return 0;
+    if (b >= s) return (s - 1) / a + 1;
+    int64_t nfull = s / b, best = 0;
+    if (s % b) { /* the partial last chunk */
+        int64_t st = nfull * b;
+        best = (s - 1) / a - st / a + 1;
+    }
+    /* A full chunk at offset r = j*b mod a overlaps (r + b - 1)/a + 1 chunks; r runs
+     * over the multiples of g = gcd(a, b) with period a/g in j. */
+    int64_t g = gcd64(a, b), period = a / g, m = nfull < period ? nfull : period;
+    if (m <= SCAN_MAX) {
+        for (int64_t j = 0; j < m; j++) {
+            int64_t st = j * b, c = (st + b - 1) / a - st / a + 1;
+            if (c > best) best = c;
+        }
+    } else { /* every residue occurs (or this bounds it from above) */
+        int64_t c = (a - g + b - 1) / a + 1, total = (s - 1) / a + 1;
+        if (c > total) c = total;
+        if (c > best) best = c;
+    }
+    return best;
+}
+
+/* Number of pieces when an axis of length s is cut at multiples of a and of b: the
+ * (input chunk, output chunk) pairs that a copy touches along this axis. */
+static double pieces(int64_t s, int64_t a, int64_t b)
+{
+    if (s <= 0) return 0;
+    int64_t na = ck_ceildiv(s, a), nb = ck_ceildiv(s, b), g = gcd64(a, b), l, shared = 0;
+    if (!ck_mul_i64(a / g, b, &l)) shared = (s - 1) / l; /* boundaries both grids share */
+    return (double)(na - 1) + (double)(nb - 1) - (double)shared + 1.0;
+}
+
+static size_t chunk_bytes(int ndim, const int64_t *c, size_t itemsize)
+{
+    size_t n = itemsize;
+    for (int d = 0; d < ndim; d++) n = sat_mul(n, (size_t)c[d]);
+    return n;
+}
+
+static bool is_empty(int ndim, const int64_t *shape)
+{
+    for (int d = 0; d < ndim; d++)
+        if (shape[d] == 0) return true;
+    return false;
+}
+
+size_t rechunk_task_mem(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize)
+{
+    if (is_empty(ndim, shape)) return 0; /* no tasks at all */
+    size_t n = 1;
+    for (int d = 0; d < ndim; d++) n = sat_mul(n, (size_t)overlap_max(shape[d], from[d], to[d]));
+    return sat_add(sat_mul(n, chunk_bytes(ndim, from, itemsize)), chunk_bytes(ndim, to, itemsize));
+}
+
+/* I/O cost of one copy in bytes: decoded reads, writes, and a fixed cost per chunk op. */
+static double stage_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize)
+{
+    double pairs = 1, nout = 1, vin = (double)itemsize, vout = (double)itemsize;
+    for (int d = 0; d < ndim; d++) {
+        pairs *= pieces(shape[d], from[d], to[d]);
+        nout *= (double)ck_ceildiv(shape[d], to[d]);
+        vin *= (double)from[d];
+        vout *= (double)to[d];
+    }
+    return pairs * vin + nout * vout + (pairs + nout) * OP_COST_BYTES;
+}
+
+/* ---- ladders: per-axis chunk sizes between source and target ---- */
+
+typedef struct {
+    int n;                    /* rungs, ascending */
+    int64_t v[LADDER_MAX];    /* sizes; v[0] = smaller end, v[n-1] = larger end */
+    double pos[LADDER_MAX];   /* log position in [0, 1] from v[0] to v[n-1] */
+} ladder;
+
+/* Sizes from lo up to hi, each dividing the next when lo divides hi (prime factors of
+ * hi/lo multiplied in alternating large/small order so steps stay even), else doubling
+ * from lo and ending at hi. */
+static void ladder_build(ladder *L, int64_t lo, int64_t hi)
+{
+    L->n = 0;
+    L->v[L->n++] = lo;
+    if (hi > lo && hi % lo == 0) {
+        int64_t r = hi / lo, f[64];
+        int nf = 0;
+        for (int64_t p = 2; p <= 65536 && p * p <= r; p++)
+            while (r % p == 0 && nf < 63) {
+                f[nf++] = p;
+                r /= p;
+            }
+        if (r > 1) f[nf++] = r; /* the cofactor (maybe composite) is one step */
+        /* f is ascending; take from both ends alternately */
+        int i = 0, j = nf - 1, big = 1;
+        int64_t cur = lo;
+        while (i <= j && L->n < LADDER_MAX - 1) {
+            cur *= big ? f[j--] : f[i++];
+            big = !big;
+            L->v[L->n++] = cur;
+        }
+        L->v[L->n - 1] = hi;
+    } else if (hi > lo) {
+        int64_t cur = lo;
+        while (cur <= hi / 2 && cur * 2 < hi && L->n < LADDER_MAX - 1) {
+            cur *= 2;
+            L->v[L->n++] = cur;
+        }
+        L->v[L->n++] = hi;
+    }
+    double span = hi > lo ? log((double)hi / (double)lo) : 1.0;
+    for (int k = 0; k < L->n; k++) L->pos[k] = hi > lo ? log((double)L->v[k] / (double)lo) / span : 0.0;
+}
+
+static int64_t ladder_pick(const ladder *L, double f)
+{
+    int best = 0;
+    for (int k = 1; k < L->n; k++)
+        if (fabs(L->pos[k] - f) < fabs(L->pos[best] - f)) best = k;
+    return L->v[best];
+}
+
+/* ---- the search ---- */
+
+typedef struct {
+    int ndim;
+    const int64_t *shape, *src, *dst;
+    size_t itemsize;
+    int n;           /* nodes: 0 = src, 1..n-2 = intermediates, n-1 = dst */
+    int64_t (*ch)[MAX_DIMS];
+    size_t *mem;     /* n*n task memory of copy u -> v */
+    double *cost;    /* n*n I/O cost of copy u -> v */
+} search;
+
+static void search_free(search *s)
+{
+    zc__free(s->ch);
+    zc__free(s->mem);
+    zc__free(s->cost);
+}
+
+static int search_init(search *s, int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst,
+                       size_t itemsize)
+{
+    memset(s, 0, sizeof *s);
+    s->ndim = ndim;
+    s->shape = shape;
+    s->src = src;
+    s->dst = dst;
+    s->itemsize = itemsize;
+
+    enum { NONE, GROW, SHRINK }; /* target chunk equal to, larger or smaller than the source's */
+    int kind[MAX_DIMS];
+    ladder *lad = zc__malloc_array((size_t)ndim, sizeof *lad);
+    if (!lad) return ZC_ENOMEM;
+    bool any_grow = false, any_shrink = false;
+    for (int d = 0; d < ndim; d++) {
+        int64_t a = src[d] < shape[d] ? src[d] : shape[d], b = dst[d] < shape[d] ? dst[d] : shape[d];
+        kind[d] = a == b ? NONE : a < b ? GROW : SHRINK;
+        any_grow |= kind[d] == GROW;
+        any_shrink |= kind[d] == SHRINK;
+        ladder_build(&lad[d], a < b ? a : b, a < b ? b : a);
+    }
+    int np = any_grow ? GRID + 1 : 1, nq = any_shrink ? GRID + 1 : 1;
+    int cap = np * nq + 2;
+    s->ch = zc__malloc_array((size_t)cap, sizeof *s->ch);
+    if (!s->ch) {
+        zc__free(lad);
+        return ZC_ENOMEM;
+    }
+    memcpy(s->ch[0], src, (size_t)ndim * sizeof(int64_t));
+    int n = 1;
+    for (int pi = 0; pi < np; pi++)
+        for (int qi = 0; qi < nq; qi++) {
+            double p = (double)pi / GRID, q = (double)qi / GRID;
+            int64_t *c = s->ch[n];
+            for (int d = 0; d < ndim; d++) {
+                if (kind[d] == GROW) c[d] = ladder_pick(&lad[d], p);
+                else if (kind[d] == SHRINK) c[d] = ladder_pick(&lad[d], 1.0 - q);
+                else c[d] = lad[d].v[0];
+                if (c[d] < 1) c[d] = 1; /* empty axes */
+            }
+            bool dup = false;
+            for (int k = 1; k < n && !dup; k++) dup = !memcmp(s->ch[k], c, (size_t)ndim * sizeof(int64_t));
+            if (!dup) n++;
+        }
+    zc__free(lad);
+    memcpy(s->ch[n++], dst, (size_t)ndim * sizeof(int64_t));
+    s->n = n;
+
+    s->mem = zc__malloc_array((size_t)n * (size_t)n, sizeof *s->mem);
+    s->cost = zc__malloc_array((size_t)n * (size_t)n, sizeof *s->cost);
+    if (!s->mem || !s->cost) {
+        search_free(s);
+        return ZC_ENOMEM;
+    }
+    for (int u = 0; u < n; u++)
+        for (int v = 0; v < n; v++) {
+            size_t k = (size_t)u * (size_t)n + (size_t)v;
+            if (v == 0 || u == n - 1 || u == v) { /* never copy into the source or out of the target */
+                s->mem[k] = SIZE_MAX;
+                s->cost[k] = INFINITY;
+                continue;
+            }
+            s->mem[k] = rechunk_task_mem(ndim, shape, s->ch[u], s->ch[v], itemsize);
+            s->cost[k] = stage_cost(ndim, shape, s->ch[u], s->ch[v], itemsize);
+        }
+    return 0;
+}
+
+/* Dynamic program over the number of stages. With minimax false: plans whose every task
+ * is <= max_mem, and among them the least cost(k) * STAGE_PENALTY^(k - kmin), kmin being
+ * the fewest stages that fit. With minimax true: the smallest possible largest task over
+ * plans of at most RECHUNK_MAX_STAGES stages (max_mem ignored; fewer stages win ties).
+ * Fills path[0..k] (path[0] = 0, path[k] = n-1) and returns the number of stages k, 0 if
+ * nothing fits, or ZC_ENOMEM. */
+static int search_run(const search *s, bool minimax, size_t max_mem, int *path, size_t *figure)
+{
+    int n = s->n, rows = RECHUNK_MAX_STAGES + 1;
+    double *val = zc__malloc_array((size_t)rows * (size_t)n, sizeof *val);
+    int *par = zc__malloc_array((size_t)rows * (size_t)n, sizeof *par);
+    if (!val || !par) {
+        zc__free(val);
+        zc__free(par);
+        return ZC_ENOMEM;
+    }
+    /* val[k*n + v]: best value reaching node v in exactly k copies (INFINITY: unreachable) */
+    for (int i = 0; i < rows * n; i++) val[i] = INFINITY;
+    val[0] = 0.0; /* zero copies reach the source */
+    int found = 0, kmin = 0;
+    double found_val = INFINITY;
+    for (int k = 1; k < rows; k++) {
+        for (int v = 1; v < n; v++) {
+            double b = INFINITY;
+            int bp = -1;
+            for (int u = 0; u < n - 1; u++) {
+                double pv = val[(k - 1) * n + u];
+                if (pv == INFINITY) continue;
+                size_t e = (size_t)u * (size_t)n + (size_t)v;
+                if (s->mem[e] == SIZE_MAX || (!minimax && s->mem[e] > max_mem)) continue;
+                double c = minimax ? (pv > (double)s->mem[e] ? pv : (double)s->mem[e]) : pv + s->cost[e];
+                if (c < b) {
+                    b = c;
+                    bp = u;
+                }
+            }
+            val[k * n + v] = b;
+            par[k * n + v] = bp;
+        }
+        double t = val[k * n + n - 1];
+        if (t == INFINITY) continue;
+        if (!kmin) kmin = k;
+        if (!minimax) t *= pow(STAGE_PENALTY, k - kmin);
+        if (t < found_val) { /* strictly better only: fewer stages win ties */
+            found_val = t;
+            found = k;
+        }
+    }
+    if (found) {
+        int v = n - 1;
+        for (int k = found; k >= 0; k--) {
+            path[k] = v;
+            if (k) v = par[k * n + v];
+        }
+        if (figure) {
+            size_t m = 0;
+            for (int k = 0; k < found; k++) {
+                size_t e = s->mem[(size_t)path[k] * (size_t)n + (size_t)path[k + 1]];
+                if (e > m) m = e;
+            }
+            *figure = m;
+        }
+    }
+    zc__free(val);
+    zc__free(par);
+    return found;
+}
+
+static int check_args(int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst, size_t itemsize)
+{
+    if (ndim < 1 || ndim > MAX_DIMS) return zc__err(ZC_EINVAL, "rechunk: ndim %d is not in 1..%d", ndim, MAX_DIMS);
+    if (!shape || !src || !dst) return zc__err(ZC_EINVAL, "rechunk: shape or chunks missing");
+    if (itemsize == 0) return zc__err(ZC_EINVAL, "rechunk: item size is 0");
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] < 0 || shape[d] > DIM_LIMIT)
+            return zc__err(ZC_EINVAL, "rechunk: shape[%d] = %lld is out of range", d, (long long)shape[d]);
+        if (src[d] < 1 || src[d] > DIM_LIMIT)
+            return zc__err(ZC_EINVAL, "rechunk: source chunks[%d] = %lld is out of range", d, (long long)src[d]);
+        if (dst[d] < 1 || dst[d] > DIM_LIMIT)
+            return zc__err(ZC_EINVAL, "rechunk: target chunks[%d] = %lld is out of range", d, (long long)dst[d]);
+    }
+    return 0;
+}
+
+static void fmt_tuple(char *buf, size_t size, int ndim, const int64_t *v)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (int d = 0; d < ndim && k + 1 < size; d++) {
+        int w = snprintf(buf + k, size - k, "%s%lld", d ? "," : "(", (long long)v[d]);
+        if (w < 0) break;
+        k += (size_t)w;
+    }
+    if (k + 1 < size) snprintf(buf + k, size - k, ")");
+}
+
+static void fmt_bytes(char *buf, size_t size, size_t n)
+{
+    static const char *const units[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
+    if (n < 1000) {
+        snprintf(buf, size, "%zu B", n);
+        return;
+    }
+    double v = (double)n / 1000.0;
+    int u = 0;
+    while (v >= 999.95 && u < 5) {
+        v /= 1000.0;
+        u++;
+    }
+    snprintf(buf, size, "%.1f %s", v, units[u]);
+}
+
+size_t rechunk_plan_min_mem(int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst, size_t itemsize)
+{
+    if (check_args(ndim, shape, src, dst, itemsize) < 0) return SIZE_MAX;
+    if (is_empty(ndim, shape)) return 0;
+    search s;
+    if (search_init(&s, ndim, shape, src, dst, itemsize) < 0) return SIZE_MAX;
+    int path[RECHUNK_MAX_STAGES + 1];
+    size_t fig = SIZE_MAX;
+    if (search_run(&s, true, 0, path, &fig) <= 0) fig = SIZE_MAX;
+    search_free(&s);
+    return fig;
+}
+
+int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst, size_t itemsize,
+                      size_t max_mem, rechunk_plan *out)
+{
+    if (!out) return zc__err(ZC_EINVAL, "rechunk: no plan to fill");
+    memset(out, 0, sizeof *out);
+    ZC_TRY(check_args(ndim, shape, src, dst, itemsize));
+    out->nstages = 1;
+    memcpy(out->chunks[0], src, (size_t)ndim * sizeof(int64_t));
+    memcpy(out->chunks[1], dst, (size_t)ndim * sizeof(int64_t));
+    out->task_mem[0] = rechunk_task_mem(ndim, shape, src, dst, itemsize);
+    if (out->task_mem[0] <= max_mem) return 0; /* direct copy fits (or nothing to copy) */
+
+    search s;
+    int rc = search_init(&s, ndim, shape, src, dst, itemsize);
+    if (rc < 0) return rc;
+    int path[RECHUNK_MAX_STAGES + 1];
+    int k = search_run(&s, false, max_mem, path, NULL);
+    if (k > 0) {
+        out->nstages = k;
+        for (int i = 0; i <= k; i++) memcpy(out->chunks[i], s.ch[path[i]], (size_t)ndim * sizeof(int64_t));
+        for (int i = 0; i < k; i++) out->task_mem[i] = s.mem[(size_t)path[i] * (size_t)s.n + (size_t)path[i + 1]];
+        search_free(&s);
+        return 0;
+    }
+    size_t best = SIZE_MAX;
+    if (k == 0) {
+        k = search_run(&s, true, 0, path, &best);
+        if (k <= 0) best = SIZE_MAX;
+    }
+    search_free(&s);
+    if (k < 0) return k;
+    memset(out, 0, sizeof *out);
+
+    /* Name the figures and what to change. */
+    char ts[32 * 22], tf[32 * 22], tt[32 * 22], need[32], allowed[32], what[96];
+    fmt_tuple(ts, sizeof ts, ndim, shape);
+    fmt_tuple(tf, sizeof tf, ndim, src);
+    fmt_tuple(tt, sizeof tt, ndim, dst);
+    fmt_bytes(need, sizeof need, best);
+    fmt_bytes(allowed, sizeof allowed, max_mem);
+    /* Lower bounds: a first-stage task decodes at least one source chunk; a last-stage
+     * task holds its target chunk and source data covering it. */
+    int64_t clip[MAX_DIMS];
+    for (int d = 0; d < ndim; d++) clip[d] = dst[d] < shape[d] ? dst[d] : shape[d];
+    size_t src_bytes = chunk_bytes(ndim, src, itemsize);
+    size_t cb = sat_add(chunk_bytes(ndim, dst, itemsize), chunk_bytes(ndim, clip, itemsize));
+    char one[32];
+    if (sat_add(src_bytes, itemsize) > max_mem) {
+        fmt_bytes(one, sizeof one, src_bytes);
+        snprintf(what, sizeof what, "use smaller source chunks (one is %s)", one);
+    } else if (cb > max_mem) {
+        fmt_bytes(one, sizeof one, cb);
+        snprintf(what, sizeof what, "choose smaller target chunks (writing one needs %s)", one);
+    } else {
+        snprintf(what, sizeof what, "choose target chunks closer to the source chunks");
+    }
+    return zc__err(ZC_EMEMBOUND,
+                   "rechunk of %s from chunks %s to %s (%zu-byte items) needs %s per task at best, allowed %s: "
+                   "raise allowed_mem to at least %s or %s",
+                   ts, tf, tt, itemsize, need, allowed, need, what);
+}
