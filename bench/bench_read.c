@@ -26,7 +26,10 @@
  * timing. Cache modes: cold drops the page cache (sync; echo 3 >
  * /proc/sys/vm/drop_caches, needs root) before each timed read; warm reads
  * the whole array once, untimed, before each phase. Whole reads: best of N reps.
- * GB/s are 1e9 bytes of decoded data per second.
+ * GB/s are 1e9 bytes of decoded data per second. CPU seconds (all threads
+ * of the process) are reported beside wall-clock seconds: on a shared,
+ * loaded machine cpu_ratio = ref_cpu_s / zcube_cpu_s says how much work
+ * each side does, which the load disturbs less than the wall clock.
  *
  * Checksums (sum of the uint32 bit patterns mod 2^64) are compared with
  * zarr-python's: checksum_ok says both read the same values.
@@ -58,6 +61,14 @@ static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds of the whole process, all threads (the pool's included) */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -137,6 +148,7 @@ static void regions_load(const char *path, regions *r)
 
 typedef struct {
     double seconds;
+    double cpu_seconds;
     uint64_t checksum;
     bool found;
 } ref_entry;
@@ -160,6 +172,7 @@ static void refs_load(const char *path)
             int p = strcmp(phase, "whole") == 0 ? 0 : strcmp(phase, "regions") == 0 ? 1 : -1;
             if (p < 0) continue;
             refs[c][p].seconds = json_number_value(json_object_get(o, "seconds"));
+            refs[c][p].cpu_seconds = json_number_value(json_object_get(o, "cpu_seconds"));
             /* 16 hex digits: a uint64 may not fit jansson's integers */
             const char *hex = json_string_value(cs);
             refs[c][p].checksum = hex ? strtoull(hex, NULL, 16) : 0;
@@ -337,7 +350,7 @@ static double loadavg1(void)
 }
 
 static void print_case(const char *cname, const char *phase, const char *cache, bool dropped, int nthreads,
-                       size_t bytes, double zs, const ref_entry *ref, uint64_t zcs, double ceiling,
+                       size_t bytes, double zs, double zcpu, const ref_entry *ref, uint64_t zcs, double ceiling,
                        double mem, double dec, double chain_dec, double goal_ratio, size_t nregions)
 {
     json_t *o = json_object();
@@ -353,6 +366,7 @@ static void print_case(const char *cname, const char *phase, const char *cache, 
     json_object_set_new(o, "bytes", json_integer((json_int_t)bytes));
     if (nregions) json_object_set_new(o, "regions", json_integer((json_int_t)nregions));
     json_object_set_new(o, "zcube_s", json_real(zs));
+    json_object_set_new(o, "zcube_cpu_s", json_real(zcpu));
     json_object_set_new(o, "zcube_gbps", json_real((double)bytes / zs / 1e9));
     double ratio = 0;
     if (ref->found && ref->seconds > 0) {
@@ -360,6 +374,10 @@ static void print_case(const char *cname, const char *phase, const char *cache, 
         json_object_set_new(o, "ref_s", json_real(ref->seconds));
         json_object_set_new(o, "ref_gbps", json_real((double)bytes / ref->seconds / 1e9));
         json_object_set_new(o, "ratio", json_real(ratio));
+        if (ref->cpu_seconds > 0) {
+            json_object_set_new(o, "ref_cpu_s", json_real(ref->cpu_seconds));
+            json_object_set_new(o, "cpu_ratio", json_real(ref->cpu_seconds / zcpu));
+        }
         json_object_set_new(o, "checksum_ok", json_boolean(ref->checksum == zcs));
     } else {
         json_object_set_new(o, "ref_s", json_null());
@@ -469,20 +487,21 @@ int main(int argc, char **argv)
         /* whole array */
         unsigned char *dst = xmalloc(nbytes);
         memset(dst, 0, nbytes);
-        double best = 1e30;
+        double best = 1e30, best_cpu = 0;
         bool dropped = true;
         if (do_whole && !cold && (rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0)
             die_zc("zc_zarr_read (warm-up)", rc);
         for (int r = 0; r < reps && do_whole; r++) {
             if (cold) dropped = drop_caches() && dropped;
-            double t = now();
+            double cpu = cpu_now(), t = now();
             if ((rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0) die_zc("zc_zarr_read (whole)", rc);
             double dt = now() - t;
-            if (dt < best) best = dt;
+            cpu = cpu_now() - cpu;
+            if (dt < best) best = dt, best_cpu = cpu;
         }
         if (do_whole) {
             uint64_t wcs = checksum(dst, nbytes);
-            print_case(name, "whole", cache, cold && dropped, nthreads, nbytes, best, &refs[c][0], wcs, ceiling,
+            print_case(name, "whole", cache, cold && dropped, nthreads, nbytes, best, best_cpu, &refs[c][0], wcs, ceiling,
                        mem, dec, chain_dec, c == 0 ? 0 : 3.0, 0);
         }
         if (!do_regions) {
@@ -499,19 +518,20 @@ int main(int argc, char **argv)
         size_t cbytes = 4 * (size_t)(rg.crop[0] * rg.crop[1] * rg.crop[2]);
         unsigned char *cb = xmalloc(cbytes);
         memset(cb, 0, cbytes);
-        double total = 0;
+        double total = 0, total_cpu = 0;
         uint64_t rcs = 0;
         for (size_t i = 0; i < rg.n; i++) {
             zc_range sel[3];
             for (int d = 0; d < 3; d++)
                 sel[d] = (zc_range){rg.corner[i][d], rg.corner[i][d] + rg.crop[d], 1};
-            double t = now();
+            double cpu = cpu_now(), t = now();
             if ((rc = zc_zarr_read(arr, sel, cb, cbytes)) < 0) die_zc("zc_zarr_read (region)", rc);
             total += now() - t;
+            total_cpu += cpu_now() - cpu;
             rcs += checksum(cb, cbytes);
         }
         free(cb);
-        print_case(name, "regions", cache, cold && dropped, nthreads, cbytes * rg.n, total, &refs[c][1], rcs, 0, 0,
+        print_case(name, "regions", cache, cold && dropped, nthreads, cbytes * rg.n, total, total_cpu, &refs[c][1], rcs, 0, 0,
                    0, 0, 10.0, rg.n);
         zc_zarr_close(arr);
         zc_store_close(st);
