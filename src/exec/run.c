@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/pool.h"
 #include "exec/executor.h"
+#include "exec/run.h"
 #include "plan/plan.h"
 #include "zarr/zarr.h"
 
@@ -35,6 +36,7 @@ typedef struct {
     atomic_int cancel;
     pthread_mutex_t progress_lock;
     int index;
+    int64_t first;     /* task i runs block first + i */
 } stage_ctx;
 
 static double now(void)
@@ -139,13 +141,13 @@ static int task(void *vctx, size_t i, int slot)
     int rc;
     for (int attempt = 0;; attempt++) {
         zc__alloc_thread_reset();
-        rc = run_task(c, (int64_t)i);
+        rc = run_task(c, c->first + (int64_t)i);
         size_t peak = zc__alloc_thread_peak();
         size_t m = atomic_load(&c->measured);
         while (peak > m && !atomic_compare_exchange_weak(&c->measured, &m, peak)) {}
         if (rc != ZC_EIO || attempt >= c->spec->max_retries) break;
     }
-    if (rc < 0) return zc__err_wrap(rc, "%s, task %zu", c->s->name, i);
+    if (rc < 0) return zc__err_wrap(rc, "%s, task %lld", c->s->name, (long long)(c->first + (int64_t)i));
     long long done = atomic_fetch_add(&c->done, 1) + 1;
     if (c->spec->progress) {
         pthread_mutex_lock(&c->progress_lock);
@@ -200,6 +202,72 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
     return 0;
 }
 
+int exec_work_dir(const zc_spec *spec, char *buf, size_t size)
+{
+    static atomic_int counter;
+    if (spec->work_dir) {
+        snprintf(buf, size, "%s", spec->work_dir);
+        return 0;
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, size, "%s/zcube-work-%d-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid(), atomic_fetch_add(&counter, 1));
+    return 0;
+}
+
+int exec_prepare(plan *p, const zc_target *targets, zc_store *work, int resume)
+{
+    for (int k = 0; k < p->nstages; k++) {
+        plan_stage *s = &p->stages[k];
+        ZC_TRY(create_stage_array(s, s->target >= 0 ? &targets[s->target] : NULL, work, k, resume));
+    }
+    return 0;
+}
+
+int exec_open(plan *p, const zc_target *targets, zc_store *work)
+{
+    for (int k = 0; k < p->nstages; k++) {
+        plan_stage *s = &p->stages[k];
+        const zc_target *t = s->target >= 0 ? &targets[s->target] : NULL;
+        char path[64];
+        snprintf(path, sizeof path, "op%d", k);
+        int rc = zc_zarr_open(t ? t->store : work, t ? t->path : path, &s->node->mat);
+        if (rc < 0) return zc__err_wrap(rc, "%s: its array is missing (was the plan saved?)", s->name);
+    }
+    return 0;
+}
+
+int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *spec)
+{
+    const exec_backend *ex;
+    ZC_TRY(exec_find(spec->executor, &ex));
+    plan_stage *s = &p->stages[k];
+    if (first < 0) first = 0;
+    if (last > s->tasks || last < 0) last = s->tasks;
+    stage_ctx c = {.p = p, .s = s, .spec = spec, .index = k, .first = first};
+    atomic_init(&c.done, 0);
+    atomic_init(&c.skipped, 0);
+    atomic_init(&c.measured, 0);
+    atomic_init(&c.cancel, 0);
+    pthread_mutex_init(&c.progress_lock, NULL);
+    double ts = now();
+    int rc = last > first ? ex->run((size_t)(last - first), spec->nthreads, task, &c) : 0;
+    s->seconds += now() - ts;
+    if (atomic_load(&c.measured) > s->measured) s->measured = atomic_load(&c.measured);
+    s->skipped += atomic_load(&c.skipped);
+    pthread_mutex_destroy(&c.progress_lock);
+    return rc;
+}
+
+void exec_finish(plan *p)
+{
+    for (int k = 0; k < p->nstages; k++) {
+        zc_zarr_close(p->stages[k].node->mat);
+        p->stages[k].node->mat = NULL;
+        if (p->stages[k].node->kind == NODE_EW) node_unfuse_ew(p->stages[k].node);
+    }
+    plan_free(p);
+}
+
 int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, zc_report **report)
 {
     zc__err_clear();
@@ -216,15 +284,8 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     ZC_TRY(exec_find(spec->executor, &ex));
     plan p;
     ZC_TRY(plan_build(spec, n, arrays, &p));
-    /* work directory */
     char work_dir[1024];
-    static atomic_int counter;
-    if (spec->work_dir) snprintf(work_dir, sizeof work_dir, "%s", spec->work_dir);
-    else {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(work_dir, sizeof work_dir, "%s/zcube-work-%d-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid(),
-                 atomic_fetch_add(&counter, 1));
-    }
+    exec_work_dir(spec, work_dir, sizeof work_dir);
     zc_store *work = NULL;
     int rc = 0;
     bool need_work = false;
@@ -237,20 +298,8 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     double t0 = now();
     for (int k = 0; k < p.nstages && rc == 0; k++) {
         plan_stage *s = &p.stages[k];
-        const zc_target *t = s->target >= 0 ? &targets[s->target] : NULL;
-        if ((rc = create_stage_array(s, t, work, k, spec->resume)) < 0) break;
-        stage_ctx c = {.p = &p, .s = s, .spec = spec, .index = k};
-        atomic_init(&c.done, 0);
-        atomic_init(&c.skipped, 0);
-        atomic_init(&c.measured, 0);
-        atomic_init(&c.cancel, 0);
-        pthread_mutex_init(&c.progress_lock, NULL);
-        double ts = now();
-        rc = ex->run((size_t)s->tasks, spec->nthreads, task, &c);
-        s->seconds = now() - ts;
-        s->measured = atomic_load(&c.measured);
-        s->skipped = atomic_load(&c.skipped);
-        pthread_mutex_destroy(&c.progress_lock);
+        rc = create_stage_array(s, s->target >= 0 ? &targets[s->target] : NULL, work, k, spec->resume);
+        if (rc == 0) rc = exec_run_stage(&p, k, 0, s->tasks, spec);
     }
     double total = now() - t0;
     if (rc == 0 && report) {
@@ -261,12 +310,7 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
             free(j);
         }
     }
-    for (int k = 0; k < p.nstages; k++) {
-        zc_zarr_close(p.stages[k].node->mat);
-        p.stages[k].node->mat = NULL;
-        if (p.stages[k].node->kind == NODE_EW) node_unfuse_ew(p.stages[k].node);
-    }
-    plan_free(&p);
+    exec_finish(&p);
     zc_store_close(work);
     if (need_work && !spec->resume) nftw(work_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     return rc;
