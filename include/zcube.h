@@ -228,8 +228,10 @@ ZC_API int zc_zarr_info(const zc_zarr *arr, zc_zarr_info_t *info);
 
 /**
  * The array's full metadata as JSON text, normalized for display:
- * {"zarr_format", "shape", "dtype", "chunks", "shards", "codecs" (v3 spelling, v2
- * compressor and filters translated), "fill_value", "order", "attributes",
+ * {"zarr_format", "shape", "dtype", "numpy_dtype", "chunks", "shards", "codecs" (the
+ * codec chain in v3 spelling; for v2 arrays a transpose for order F and a bytes codec
+ * for the byte order come first, then the v2 filters and compressor in their numcodecs
+ * spelling {"id": ...}), "fill_value", "order", "separator", "attributes",
  * "dimension_names"}. Free with zc_free.
  */
 ZC_API int zc_zarr_metadata_json(const zc_zarr *arr, char **json);

@@ -126,14 +126,46 @@ static int compressor_json(const char *spec, char **parts, int nparts, int zarr_
     return *out ? 0 : zc__err(ZC_ENOMEM, "codec spec '%s': out of memory", spec);
 }
 
-static int parse_json(const char *spec, json_t **out)
+/* JSON specs: v3 wants a list of codec objects; v2 a compressor object {"id": ...}
+ * (wrapped as {compressor, filters: null}) or {"compressor": ..., "filters": ...}. */
+static int parse_json(const char *spec, int zarr_format, json_t **out)
 {
     json_error_t e;
-    *out = json_loads(spec, 0, &e);
-    if (!*out)
+    json_t *j = json_loads(spec, 0, &e);
+    if (!j)
         return zc__err(ZC_EINVAL, "codec spec: invalid JSON at line %d column %d: %s", e.line, e.column,
                        e.text);
-    return 0;
+    if (zarr_format == 3) {
+        if (!json_is_array(j)) {
+            json_decref(j);
+            return zc__err(ZC_EINVAL, "codec spec '%s': Zarr v3 needs a JSON array of codec objects", spec);
+        }
+        *out = j;
+        return 0;
+    }
+    if (json_is_object(j) && json_is_string(json_object_get(j, "id"))) {
+        *out = json_pack("{s:o, s:n}", "compressor", j, "filters");
+        return *out ? 0 : ZC_ENOMEM;
+    }
+    const char *key;
+    json_t *v;
+    if (json_is_object(j)) {
+        json_object_foreach(j, key, v) {
+            if (strcmp(key, "compressor") && strcmp(key, "filters")) {
+                json_decref(j);
+                return zc__err(ZC_EINVAL, "codec spec '%s': unknown key '%s' (a v2 spec is a compressor object "
+                               "{\"id\": ...} or {\"compressor\": ..., \"filters\": [...]})", spec, key);
+            }
+        }
+        json_t *c = json_object_get(j, "compressor"), *f = json_object_get(j, "filters");
+        if ((!c || json_is_null(c) || json_is_string(json_object_get(c, "id"))) && (!f || json_is_null(f) || json_is_array(f))) {
+            *out = j;
+            return 0;
+        }
+    }
+    json_decref(j);
+    return zc__err(ZC_EINVAL, "codec spec '%s': a v2 spec is a compressor object {\"id\": ...} or "
+                   "{\"compressor\": ..., \"filters\": [...]}", spec);
 }
 
 static int parse_text(const char *spec, char *text, int zarr_format, size_t typesize, json_t **out)
@@ -184,7 +216,7 @@ int codec_spec_parse(const char *spec, int zarr_format, size_t typesize, json_t 
     if (!spec) return zc__err(ZC_EINVAL, "codec spec is NULL");
     if (zarr_format != 2 && zarr_format != 3)
         return zc__err(ZC_EINVAL, "codec spec '%s': zarr_format must be 2 or 3, not %d", spec, zarr_format);
-    if (spec[0] == '[' || spec[0] == '{') return parse_json(spec, out);
+    if (spec[0] == '[' || spec[0] == '{') return parse_json(spec, zarr_format, out);
     char *text = zc__strdup(spec);
     if (!text) return ZC_ENOMEM;
     int rc = parse_text(spec, text, zarr_format, typesize, out);

@@ -555,7 +555,7 @@ json_t *dtype_fill_json(const dtype_t *dt, const void *fill, bool is_null, int z
         buf[k] = 0;
         return json_string(buf);
     }
-    if (t == ZC_RAW && zarr_format == 3) {
+    if ((t == ZC_RAW || t == ZC_BYTES) && zarr_format == 3) { /* v3: the bytes as a list of integers */
         json_t *a = json_array();
         for (size_t i = 0; i < dt->size; i++) json_array_append_new(a, json_integer(p[i]));
         return a;

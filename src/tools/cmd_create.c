@@ -83,6 +83,8 @@ static char *fill_json(const char *v, zc_dtype dtype)
     if (word_is(v, NINF_W)) return strdup("\"-Infinity\"");
     json_error_t e;
     json_t *j = json_loads(v, JSON_DECODE_ANY, &e);
+    if (!j && v[0] >= '0' && v[0] <= '9' && strspn(v, "0123456789") == strlen(v))
+        return strdup(v); /* an unsigned integer beyond int64 (uint64 fill): the library reads it exactly */
     if (!j && (dtype == ZC_BYTES || dtype == ZC_UNICODE)) j = json_string(v); /* bare text for strings */
     if (!j) {
         cli_seterr("bad --fill-value '%.100s': expected a number, true/false, null, NaN, inf, -inf or JSON", v);

@@ -222,6 +222,8 @@ static int info_array(const char *path, int as_json)
     }
     json_error_t jerr;
     json_t *meta = json_loads(text, 0, &jerr);
+    if (!meta) /* a uint64 fill value above 2^63 is beyond jansson's integers: approximate it for display */
+        meta = json_loads(text, JSON_DECODE_INT_AS_REAL, &jerr);
     if (!json_is_object(meta)) {
         json_decref(meta);
         ec = cli_fail(CLI_EXIT_RUNTIME, "'%s': the library returned unreadable metadata JSON: %s", path, jerr.text);
@@ -229,24 +231,34 @@ static int info_array(const char *path, int as_json)
     }
     int sharded = json_is_array(json_object_get(meta, "shards"));
     if (as_json) {
+        /* the library's metadata text is spliced in verbatim, so values jansson cannot
+         * hold (uint64 fill values above 2^63) come out exact */
         json_t *out = json_object();
         json_object_set_new(out, "path", json_string(path));
         json_object_set_new(out, "node", json_string("array"));
-        json_object_update(out, meta);
-        json_object_set_new(out, "stored",
-                            json_pack("{s:I, s:I, s:I, s:I, s:s}", "chunks_total", (json_int_t)stats.chunks_total,
-                                      "chunks_stored", (json_int_t)stats.chunks_stored, "bytes_stored",
-                                      (json_int_t)stats.bytes_stored, "bytes_decoded",
-                                      (json_int_t)stats.bytes_decoded, "unit", sharded ? "shard" : "chunk"));
-        char *s = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        json_t *stored = json_pack("{s:I, s:I, s:I, s:I, s:s}", "chunks_total", (json_int_t)stats.chunks_total,
+                                   "chunks_stored", (json_int_t)stats.chunks_stored, "bytes_stored",
+                                   (json_int_t)stats.bytes_stored, "bytes_decoded", (json_int_t)stats.bytes_decoded,
+                                   "unit", sharded ? "shard" : "chunk");
+        char *head = json_dumps(out, JSON_COMPACT), *tail = json_dumps(stored, JSON_COMPACT);
         json_decref(out);
-        if (!s) {
+        json_decref(stored);
+        const char *body = strchr(text, '{'), *end = strrchr(text, '}');
+        if (!head || !tail || !body || !end) {
+            free(head);
+            free(tail);
             json_decref(meta);
             ec = cli_fail(CLI_EXIT_RUNTIME, "out of memory");
             goto done;
         }
-        printf("%s\n", s);
-        free(s);
+        /* head is {"path":..,"node":..}: drop its closing brace, add the metadata members and "stored" */
+        head[strlen(head) - 1] = 0;
+        printf("%s,", head);
+        for (const char *c = body + 1; c < end; c++)
+            if (*c != '\n') putchar(*c);
+        printf(",\"stored\":%s}\n", tail);
+        free(head);
+        free(tail);
         json_decref(meta);
         goto done;
     }

@@ -283,7 +283,9 @@ static int put_json(store *st, const char *path, const char *name, json_t *doc)
 {
     char key[KEY_MAX];
     ZC_TRY(zarr_meta_key(path, name, key, sizeof key));
-    char *text = zc_json_dump(doc, JSON_INDENT(4) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    /* zarr-python 2 reads .zarray/.zattrs as ASCII: escape everything else */
+    size_t ascii = name[0] == '.' ? JSON_ENSURE_ASCII : 0;
+    char *text = zc_json_dump(doc, JSON_INDENT(4) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | ascii);
     if (!text) return zc__err(ZC_ENOMEM, "cannot serialize %s", key);
     int rc = store_put(st, key, text, strlen(text));
     free(text);
@@ -349,6 +351,34 @@ static int erase_node(store *st, const char *path)
     return rc;
 }
 
+/* Every ancestor of `path` becomes a group if it is no node yet (as zarr-python does),
+ * so the hierarchy opens as a group from its root. */
+static int make_parents(store *st, const char *path, int zarr_format)
+{
+    char parent[KEY_MAX];
+    size_t n = strlen(path);
+    if (n >= sizeof parent) return zc__err(ZC_EOVERFLOW, "path '%s' is too long", path);
+    for (size_t i = 0;; i++) {
+        if (i < n && path[i] != '/') continue;
+        if (i == n) break;
+        memcpy(parent, path, i);
+        parent[i] = 0;
+        zc_node_kind kind;
+        int fmt;
+        ZC_TRY(zc_node_kind_at(st, parent, &kind, &fmt));
+        if (kind == ZC_NODE_ARRAY) return zc__err(ZC_EEXIST, "'%s' is an array: it cannot hold '%s'", parent, path);
+        if (kind == ZC_NODE_NONE) ZC_TRY(zc_group_create(st, parent, zarr_format));
+    }
+    /* and the root */
+    zc_node_kind kind;
+    int fmt;
+    if (n) {
+        ZC_TRY(zc_node_kind_at(st, "", &kind, &fmt));
+        if (kind == ZC_NODE_NONE) ZC_TRY(zc_group_create(st, "", zarr_format));
+    }
+    return 0;
+}
+
 int zc_zarr_create(zc_store *st, const char *path, const zc_zarr_create_opts *o, zc_zarr **out)
 {
     zc__err_clear();
@@ -374,6 +404,7 @@ int zc_zarr_create(zc_store *st, const char *path, const zc_zarr_create_opts *o,
     a->write_empty_chunks = o->write_empty_chunks;
     if ((rc = array_init(a)) < 0) goto fail;
     if ((v2 || v3) && (rc = erase_node(st, a->path)) < 0) goto fail;
+    if ((rc = make_parents(st, a->path, o->zarr_format)) < 0) goto fail;
     if ((rc = zarr_write_meta(st, a->path, &a->m)) < 0) goto fail;
     *out = a;
     return 0;
