@@ -60,6 +60,8 @@ typedef enum {
 
 typedef struct ew_program ew_program;
 
+#define EW_MAX_INPUTS 64 /* input indices are 0 .. EW_MAX_INPUTS-1 */
+
 int ew_program_create(ew_program **out);
 void ew_program_free(ew_program *p);
 /* Register holding input `k` (its dtype as stored in the input buffer). */
