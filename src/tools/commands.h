@@ -22,6 +22,8 @@ extern const cli_command cmd_create;
 extern const cli_command cmd_put;
 extern const cli_command cmd_copy;
 extern const cli_command cmd_sample;
+extern const cli_command cmd_eval;
+extern const cli_command cmd_rechunk;
 
 /* Parse a command's arguments (cli_parse) and handle --help and usage errors.
  * Returns -1 when the command should go on, else the exit status to return. */

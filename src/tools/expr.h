@@ -116,7 +116,8 @@ int ex_is_function(const char *name);
 /* Evaluate the tree into an array. Python numbers at the top become 0-d arrays.
  * @return 0 with *out (one reference, release with zc_array_release), or -1
  *         with cli_lasterr() = "at column N: <what>" (library failures carry
- *         zc_errmsg(); *zc_status receives the library's code, or 0). */
-int ex_eval(const ex_tree *t, const ex_binding *vars, int nvars, zc_array **out, int *zc_status);
+ *         zc_errmsg(); *status receives the library's code, or 0 when the
+ *         expression itself is wrong). */
+int ex_eval(const ex_tree *t, const ex_binding *vars, int nvars, zc_array **out, int *status);
 
 #endif

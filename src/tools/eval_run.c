@@ -1,0 +1,192 @@
+/* tools/eval_run.c — options, output target, plan display and computation
+ * shared by `zcube eval` and `zcube rechunk` (see eval_run.h).
+ *
+ * The progress callback always runs (not only on a terminal) so that Ctrl-C
+ * can cancel: SIGINT sets a flag, the next finished task sees it and the
+ * library stops with ZC_ECANCELED. A second Ctrl-C kills as usual. */
+#include "eval_run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "plan_svg.h"
+#include "progress.h"
+
+int run_prepare(run_opts *o, int out_required)
+{
+    zc_spec init = ZC_SPEC_INIT;
+    o->spec = init;
+    if (o->allowed_mem) {
+        uint64_t v;
+        if (cli_parse_size(o->allowed_mem, "--allowed-mem", &v) < 0) return cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
+        if (v == 0) return cli_fail(CLI_EXIT_USAGE, "bad --allowed-mem '%s': must be positive", o->allowed_mem);
+        o->spec.allowed_mem = (size_t)v;
+        if (v < ((uint64_t)512 << 20)) o->spec.reserved_mem = (size_t)(v / 8);
+    }
+    if (o->reserved_mem) {
+        uint64_t v;
+        if (cli_parse_size(o->reserved_mem, "--reserved-mem", &v) < 0)
+            return cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
+        o->spec.reserved_mem = (size_t)v;
+    }
+    if (o->spec.reserved_mem >= o->spec.allowed_mem) {
+        char r[32], a[32];
+        cli_format_bytes(r, sizeof r, o->spec.reserved_mem);
+        cli_format_bytes(a, sizeof a, o->spec.allowed_mem);
+        return cli_fail(CLI_EXIT_USAGE, "--reserved-mem (%s) must be less than --allowed-mem (%s)", r, a);
+    }
+    if (o->threads && cli_parse_threads(o->threads, &o->spec.nthreads) < 0)
+        return cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
+    if (o->work_dir) {
+        if (!*o->work_dir) return cli_fail(CLI_EXIT_USAGE, "empty --work-dir");
+        o->spec.work_dir = o->work_dir;
+    }
+    o->spec.resume = o->resume;
+    o->format = 0;
+    if (o->zarr_format) {
+        if (strcmp(o->zarr_format, "2") && strcmp(o->zarr_format, "3"))
+            return cli_fail(CLI_EXIT_USAGE, "bad --zarr-format '%.20s': expected 2 or 3", o->zarr_format);
+        o->format = o->zarr_format[0] - '0';
+    }
+    if (o->resume && o->overwrite) return cli_fail(CLI_EXIT_USAGE, "--resume and --overwrite exclude each other");
+    if (out_required && !o->out && !o->plan_only)
+        return cli_fail(CLI_EXIT_USAGE, "missing the output: give -o OUT_PATH (or --plan-only)");
+    if (o->out && !*o->out) return cli_fail(CLI_EXIT_USAGE, "empty output path");
+    return -1;
+}
+
+static int is_local(const char *path) { return strstr(path, "://") == NULL; }
+
+static int same_file(const char *a, const char *b)
+{
+    if (!strcmp(a, b)) return 1;
+    if (!is_local(a) || !is_local(b)) return 0;
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (!realpath(a, ra) || !realpath(b, rb)) return 0;
+    return !strcmp(ra, rb);
+}
+
+int run_check_output(const run_opts *o, const char *const *inputs, int ninputs)
+{
+    if (!o->out) return -1;
+    for (int i = 0; i < ninputs; i++)
+        if (same_file(o->out, inputs[i]))
+            return cli_fail(CLI_EXIT_USAGE, "the output '%s' is also an input; write to another path", o->out);
+    if (is_local(o->out)) {
+        struct stat st;
+        if (stat(o->out, &st) < 0) return -1; /* absent: created */
+        if (!S_ISDIR(st.st_mode))
+            return cli_fail(CLI_EXIT_RUNTIME, "the output '%s' exists and is not a folder", o->out);
+    }
+    if (o->overwrite || o->resume) return -1;
+    zc_store *st;
+    if (zc_store_open(o->out, ZC_STORE_READONLY, &st) < 0) return -1; /* e.g. memory:// not created yet */
+    zc_node_kind kind = ZC_NODE_NONE;
+    int fmt = 0;
+    int rc = zc_node_kind_at(st, "", &kind, &fmt);
+    zc_store_close(st);
+    if (rc == 0 && kind != ZC_NODE_NONE)
+        return cli_fail(CLI_EXIT_RUNTIME, "the output '%s' already holds a Zarr v%d %s; give --overwrite to replace "
+                        "it (or --resume to finish an interrupted run)", o->out, fmt,
+                        kind == ZC_NODE_GROUP ? "group" : "array");
+    return -1;
+}
+
+/* ------------------------------------------------------------ SIGINT */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+    signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends the process */
+}
+
+/* ------------------------------------------------------------ compute */
+
+int run_compute(run_opts *o, zc_array *a)
+{
+    int ec = CLI_EXIT_OK;
+    zc_store *st = NULL;
+    char *plan = NULL, *report_json = NULL;
+    zc_report *report = NULL;
+    int draw = !o->quiet && !o->json && !o->plan_only && isatty(fileno(stderr));
+
+    /* the output store (for --plan-only an in-memory one: the plan needs a target, nothing is written) */
+    const char *url = o->plan_only ? "memory://zcube-plan-only" : o->out;
+    int rc = zc_store_open(url, ZC_STORE_CREATE, &st);
+    if (rc < 0) return cli_fail_zc(rc, "'%s'", url);
+    zc_target target = {st, "", o->codec, o->format};
+
+    if (o->plan_only || o->visualize || draw) {
+        rc = zc_plan_json(&o->spec, 1, &a, &target, &plan);
+        if (rc < 0) {
+            ec = cli_fail_zc(rc, "planning");
+            goto done;
+        }
+    }
+    if (o->visualize && plan_svg_save(o->visualize, plan, o->out ? cli_basename(o->out) : "plan") < 0) {
+        ec = cli_fail(CLI_EXIT_RUNTIME, "--visualize: %s", cli_lasterr());
+        goto done;
+    }
+    if (o->plan_only) {
+        if (o->json) {
+            fputs(plan, stdout);
+            if (plan[0] && plan[strlen(plan) - 1] != '\n') fputc('\n', stdout);
+        } else if (progress_print_plan(stdout, plan, o->out) < 0) {
+            ec = cli_fail(CLI_EXIT_RUNTIME, "%s", cli_lasterr());
+        }
+        goto done;
+    }
+
+    progress_t pg;
+    progress_init(&pg, stderr, draw, plan ? progress_count_ops(plan) : 0, &interrupted);
+    o->spec.progress = progress_update;
+    o->spec.progress_ctx = &pg;
+    interrupted = 0;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    rc = zc_compute(&o->spec, 1, &a, &target, &report);
+    sigaction(SIGINT, &old, NULL);
+    progress_finish(&pg);
+    o->spec.progress = NULL;
+    o->spec.progress_ctx = NULL;
+    if (rc == ZC_ECANCELED && interrupted) {
+        ec = cli_fail(CLI_EXIT_RUNTIME, "interrupted; '%s' is incomplete%s", o->out,
+                      o->resume ? " (run again with --resume to finish it)" : "");
+        goto done;
+    }
+    if (rc < 0) {
+        ec = cli_fail_zc(rc, NULL);
+        goto done;
+    }
+    if (o->quiet) goto done;
+    if (report && (rc = zc_report_json(report, &report_json)) < 0) {
+        ec = cli_fail_zc(rc, "report");
+        goto done;
+    }
+    if (!report_json) goto done;
+    if (o->json) {
+        fputs(report_json, stdout);
+        if (report_json[0] && report_json[strlen(report_json) - 1] != '\n') fputc('\n', stdout);
+    } else if (progress_print_summary(stdout, report_json, o->out) < 0) {
+        ec = cli_fail(CLI_EXIT_RUNTIME, "%s", cli_lasterr());
+    }
+done:
+    zc_free(report_json);
+    zc_report_free(report);
+    zc_free(plan);
+    zc_store_close(st);
+    return ec;
+}
