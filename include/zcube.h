@@ -550,6 +550,21 @@ ZC_API int zc_compute_buffer(const zc_spec *spec, zc_array *a, void *dst, size_t
  */
 ZC_API int zc_plan_json(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, char **json);
 
+/**
+ * Save a computation for workers: plans it, creates every operation's array (the
+ * targets, and intermediates in the work directory, which must be reachable by the
+ * workers), and writes the plan as JSON to `path`. Stores must be local folders
+ * (not memory://) and arrays must not come from zc_asarray.
+ */
+ZC_API int zc_plan_save(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
+                        const char *path);
+/**
+ * Run tasks [first, last) of operation `op` of a saved plan, in this process
+ * (last < 0 = to the end). Operations before `op` must have finished, in any
+ * processes. This is what `zcube worker PLAN.json --op N --blocks A:B` calls.
+ */
+ZC_API int zc_plan_run(const char *path, int op, int64_t first, int64_t last, int nthreads);
+
 /* ===================================================================== 10. Testing hooks */
 
 /**
