@@ -64,6 +64,8 @@ static bool is_source(const zc_array *a)
     return a->kind == NODE_ZARR || a->kind == NODE_CREATE || a->kind == NODE_BUFFER || a->kind == NODE_SCALAR;
 }
 
+static size_t copy_projection(const zc_array *a, const int64_t *from, const int64_t *to);
+
 /* Replace a rechunk that does not fit in one copy by a chain of copies. */
 static int expand_rechunk(zc_array *r, size_t limit)
 {
@@ -71,9 +73,22 @@ static int expand_rechunk(zc_array *r, size_t limit)
     bool same = true;
     for (int d = 0; d < r->ndim; d++) same &= in->chunks[d] == r->chunks[d];
     if (same || in->kind == NODE_RECHUNK) return 0;
+    /* the planner's cost model is simpler than the engine's: shrink its budget until
+     * every stage also fits the engine's projection */
     rechunk_plan rp;
-    int rc = rechunk_plan_make(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, limit, &rp);
-    if (rc < 0) return rc;
+    int rc = 0;
+    size_t budget = limit;
+    for (int tries = 0;; tries++) {
+        if ((rc = rechunk_plan_make(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, budget, &rp)) < 0) {
+            if (tries == 0) return rc;
+            return zc__err(ZC_EMEMBOUND, "rechunk to the requested chunks does not fit in %.1f MB per task: "
+                           "raise allowed_mem or choose larger source/target chunks", (double)limit / 1e6);
+        }
+        bool fits = true;
+        for (int s = 0; s < rp.nstages && fits; s++) fits = copy_projection(r, rp.chunks[s], rp.chunks[s + 1]) <= limit;
+        if (fits) break;
+        budget = budget / 5 * 4;
+    }
     zc_array *cur = in;
     zc_array_retain(cur);
     for (int s = 1; s < rp.nstages; s++) {
@@ -103,10 +118,26 @@ static size_t proj_read(const zc_array *a, const int64_t *chunks, const zc_range
         chunk *= (size_t)chunks[d];
         int64_t c = count_of(&sel[d]);
         if (!c) return 0;
-        int64_t first = sel[d].start / chunks[d], last = (sel[d].start + (c - 1) * sel[d].step) / chunks[d];
-        touched *= (size_t)(last - first + 1);
+        /* worst alignment: a span of `span` elements touches up to (span + chunk - 2) / chunk + 1 chunks */
+        int64_t span = (c - 1) * sel[d].step + 1, grid = ck_ceildiv(a->shape[d], chunks[d]);
+        int64_t t = (span + chunks[d] - 2) / chunks[d] + 1;
+        touched *= (size_t)(t < grid ? t : grid);
     }
     return chunk * (1 + (touched < 64 ? touched : 64));
+}
+
+/* Projected bytes of one copy task from chunks `from` to `to` (the engine's model:
+ * the output block, its encoded form, and the source read). */
+static size_t copy_projection(const zc_array *a, const int64_t *from, const int64_t *to)
+{
+    zc_range sel[ZC_MAX_DIMS];
+    size_t out = a->itemsize;
+    for (int d = 0; d < a->ndim; d++) {
+        int64_t e = to[d] < a->shape[d] ? to[d] : a->shape[d];
+        sel[d] = (zc_range){0, e, 1};
+        out *= (size_t)e;
+    }
+    return 2 * out + proj_read(a, from, sel);
 }
 
 static void leaf_sel(const zc_array *root, const zc_array *l, const zc_range *sel, zc_range *lsel)
@@ -166,7 +197,7 @@ static size_t stage_projection(const zc_array *a)
     zc_range sel[ZC_MAX_DIMS];
     node_block_region(a, c0, sel);
     size_t out = node_chunk_bytes(a);
-    size_t mem = 3 * out; /* the block and its encoded form (a buffer grown up to twice the bound) */
+    size_t mem = 2 * out; /* the block and its encoded form */
     if (a->kind != NODE_REDUCE) return mem + proj(a, sel);
     /* a reduction task: accumulators + one input block at a time (+ its fused inputs) */
     const zc_array *in = a->inputs[0];
