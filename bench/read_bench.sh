@@ -67,6 +67,7 @@ if [[ $modes == *cold* ]] && ! { sync && echo 3 > /proc/sys/vm/drop_caches; } 2>
     modes=warm
 fi
 
+rm -f "$data/results.jsonl"
 if [[ ${BENCH_REUSE:-0} == 1 && -f $data/regions.txt ]]; then
     log "reusing the data in $data"
 else
@@ -86,7 +87,20 @@ for mode in $modes; do
             cat "$ref" >&2
             log "$mode $codec $phase: zcube (ZC_NUM_THREADS=$ZC_NUM_THREADS)"
             "$build/bench/bench_read" "$data" "$ref" --cache "$mode" --reps "$reps" \
-                --codec "$codec" --phase "$phase"
+                --codec "$codec" --phase "$phase" | tee -a "$data/results.jsonl"
         done
     done
 done
+
+# a table for people, on stderr (stdout stays JSON lines)
+$py - "$data/results.jsonl" >&2 << 'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+f = lambda v, d=2: "-" if v is None else ("%.*f" % (d, v))
+print("%-14s %-5s %8s %8s %7s %7s %7s %8s %6s %5s" % ("case", "cache", "zcube_s", "ref_s", "ratio",
+      "cpu_rat", "GB/s", "ceiling", "frac", "load"))
+for o in rows:
+    print("%-14s %-5s %8s %8s %7s %7s %7s %8s %6s %5s" % (o["case"], o["cache"], f(o["zcube_s"], 3),
+          f(o.get("ref_s"), 3), f(o.get("ratio")), f(o.get("cpu_ratio")), f(o["zcube_gbps"]),
+          f(o.get("ceiling_gbps")), f(o.get("fraction_of_ceiling")), f(o.get("loadavg1"), 1)))
+EOF
