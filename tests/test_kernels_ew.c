@@ -603,3 +603,401 @@ TEST(ew_errors)
     ew_program_free(p);
     ew_program_free(NULL);
 }
+
+/* ------------------------------------------------------------------ layouts */
+
+/* A program over bool, float16, int16, uint8 and complex64 inputs; returns it with output set. */
+static ew_program *mixed_program(zc_dtype out_dtype)
+{
+    ew_program *p;
+    CHECK_OK(ew_program_create(&p));
+    int b = ew_input(p, 0, ZC_BOOL), h = ew_input(p, 1, ZC_FLOAT16), i = ew_input(p, 2, ZC_INT16);
+    int u = ew_input(p, 3, ZC_UINT8), c = ew_input(p, 4, ZC_COMPLEX64);
+    int hu = B(p, EW_MULTIPLY, h, ew_const_f64(p, 1.25));   /* float16 */
+    int iu = B(p, EW_ADD, i, u);                             /* int16 */
+    int w;
+    CHECK_OK(ew_where(p, b, hu, iu, &w));                    /* float32 */
+    int z = B(p, EW_ADD, c, w);                              /* complex64 */
+    int r = B(p, EW_ADD, U(p, EW_REAL, z), U(p, EW_IMAG, z));
+    int o;
+    CHECK_OK(ew_astype(p, r, out_dtype, &o));
+    CHECK_OK(ew_set_output(p, o));
+    return p;
+}
+
+TEST(ew_layouts)
+{
+    enum { N = 2500 };
+    static uint8_t bl[N], u8[N];
+    static uint16_t f16[N];
+    static int16_t i16[N];
+    static float c64[2 * N];
+    for (int k = 0; k < N; k++) {
+        bl[k] = (uint8_t)(k % 3 == 0 ? 0 : k % 3 == 1 ? 1 : 2); /* 2 is true too */
+        f16[k] = (uint16_t)(0x3c00 + (k * 37) % 0x400);        /* [1, 2) */
+        if (k % 97 == 5) f16[k] = 0x7c00;                       /* inf */
+        i16[k] = (int16_t)(k * 53 - 30000);
+        u8[k] = (uint8_t)(k * 7);
+        c64[2 * k] = (float)k * 0.5f;
+        c64[2 * k + 1] = -(float)k;
+    }
+    const zc_dtype outs[] = {ZC_FLOAT16, ZC_FLOAT64, ZC_INT32, ZC_BOOL, ZC_COMPLEX128};
+    for (int t = 0; t < 5; t++) {
+        ew_program *p = mixed_program(outs[t]);
+        size_t sz = dt_size(outs[t]);
+        unsigned char *ref = calloc(N, sz), *got = calloc(N, sz);
+        /* reference: every input contiguous */
+        const void *in[5] = {bl, f16, i16, u8, c64};
+        int64_t st[5] = {1, 1, 1, 1, 1};
+        ew_eval(p, N, in, st, ref);
+        /* the same values one element at a time (all inputs scalar: stride 0) */
+        int bad = 0;
+        for (int k = 0; k < N; k += 7) {
+            const void *in1[5] = {bl + k, f16 + k, i16 + k, u8 + k, c64 + 2 * k};
+            int64_t st0[5] = {0, 0, 0, 0, 0};
+            unsigned char one[16];
+            ew_eval(p, 1, in1, st0, one);
+            bad += memcmp(one, ref + (size_t)k * sz, sz) != 0;
+        }
+        CHECK(bad == 0);
+        /* gathered: inputs spread with strides 2, -1, 3, 5, and 4 (complex) */
+        uint8_t *bl2 = calloc(2 * N, 1), *u85 = calloc(5 * N, 1);
+        uint16_t *f16r = calloc(N, 2);
+        int16_t *i163 = calloc(3 * N, 2);
+        float *c644 = calloc(8 * N, 4);
+        for (int k = 0; k < N; k++) {
+            bl2[2 * k] = bl[k];
+            f16r[N - 1 - k] = f16[k];
+            i163[3 * k] = i16[k];
+            u85[5 * k] = u8[k];
+            c644[8 * k] = c64[2 * k];
+            c644[8 * k + 1] = c64[2 * k + 1];
+        }
+        const void *in2[5] = {bl2, f16r + N - 1, i163, u85, c644};
+        int64_t st2[5] = {2, -1, 3, 5, 4};
+        ew_eval(p, N, in2, st2, got);
+        CHECK(memcmp(got, ref, N * sz) == 0);
+        free(bl2); free(u85); free(f16r); free(i163); free(c644);
+        free(ref);
+        free(got);
+        ew_program_free(p);
+    }
+    /* spot values: bool 2 counts as true; float16 output rounds once */
+    ew_program *p = mixed_program(ZC_FLOAT64);
+    const void *in[5] = {bl, f16, i16, u8, c64};
+    int64_t st[5] = {1, 1, 1, 1, 1};
+    double out[3];
+    ew_eval(p, 3, in, st, out);
+    /* k=0: cond 0 → i16+u8 = -30000 + 0; z = 0 + 0j + -30000 → real -30000, imag 0 */
+    CHECK(out[0] == -30000.0);
+    /* k=1, 2: cond true (1, and 2) → w = float16(f16 * 1.25); z = (0.5k + w, -k); r = re + im in float32 */
+    for (int k = 1; k <= 2; k++) {
+        int e;
+        double m = frexp(half_to_float(f16[k]) * 1.25, &e);
+        float w = (float)ldexp(nearbyint(ldexp(m, 11)), e - 11); /* round to 11 significant bits */
+        float re = 0.5f * (float)k + w, im = -(float)k;
+        CHECK(out[k] == (double)(re + im));
+    }
+    ew_program_free(p);
+}
+
+/* A program of constants only gives a broadcast result; pow special cases. */
+TEST(ew_constants)
+{
+    ew_program *p;
+    CHECK_OK(ew_program_create(&p));
+    int c = B(p, EW_ADD, ew_const_i64(p, 2), ew_const_i64(p, 3));
+    int h;
+    CHECK_OK(ew_astype(p, B(p, EW_DIVIDE, c, ew_const_i64(p, 3)), ZC_FLOAT16, &h));
+    CHECK_OK(ew_set_output(p, h));
+    CHECK(ew_output_dtype(p) == ZC_FLOAT16);
+    CHECK(ew_ninputs(p) == 0);
+    uint16_t out[40];
+    ew_eval(p, 40, NULL, NULL, out);
+    for (int k = 0; k < 40; k++) CHECK(out[k] == 0x3eab); /* float16(5/3) */
+    ew_program_free(p);
+
+    /* x ** 0 == 1 even for NaN; x ** 1 == x; x ** 2 == x * x; x ** 0.5 uses pow (pow(-0, .5) is +0) */
+    CHECK_OK(ew_program_create(&p));
+    int x = ew_input(p, 0, ZC_FLOAT64);
+    int e0 = B(p, EW_POW, x, ew_const_i64(p, 0)), e1 = B(p, EW_POW, x, ew_const_f64(p, 1));
+    int e2 = B(p, EW_POW, x, ew_const_i64(p, 2)), eh = B(p, EW_POW, x, ew_const_f64(p, 0.5));
+    int s = B(p, EW_ADD, B(p, EW_ADD, e0, e1), B(p, EW_ADD, e2, eh));
+    double xs[4] = {NAN, -0.0, 3.0, 1e200}, got[4];
+    const void *in[1] = {xs};
+    int64_t st[1] = {1};
+    int regs[4] = {e0, e1, e2, eh};
+    double want[4][4] = {{1, 1, 1, 1}, {NAN, -0.0, 3.0, 1e200}, {NAN, 0.0, 9.0, INFINITY}, {NAN, 0.0, sqrt(3.0), 1e100}};
+    for (int r = 0; r < 4; r++) {
+        CHECK_OK(ew_set_output(p, regs[r]));
+        ew_eval(p, 4, in, st, got);
+        for (int k = 0; k < 4; k++) {
+            char msg[128];
+            if (!same_elem(got, want[r], ZC_FLOAT64, (size_t)k, 0, msg, sizeof msg)) {
+                fprintf(stderr, "pow case %d element %d: %s\n", r, k, msg);
+                harness_failures++;
+            }
+        }
+    }
+    CHECK_OK(ew_set_output(p, s));
+    ew_eval(p, 4, in, st, got);
+    CHECK(got[2] == 1 + 3 + 9 + sqrt(3.0));
+    ew_program_free(p);
+
+    /* int8: 2 ** 7 wraps, (-2) ** 3, 0 ** 0 */
+    CHECK_OK(ew_program_create(&p));
+    x = ew_input(p, 0, ZC_INT8);
+    int y = ew_input(p, 1, ZC_INT8);
+    CHECK_OK(ew_set_output(p, B(p, EW_POW, x, y)));
+    int8_t xa[5] = {2, -2, 0, 3, -1}, ya[5] = {7, 3, 0, -2, -3}, za[5];
+    const void *in2[2] = {xa, ya};
+    int64_t st2[2] = {1, 1};
+    ew_eval(p, 5, in2, st2, za);
+    CHECK(za[0] == -128 && za[1] == -8 && za[2] == 1 && za[3] == 0 && za[4] == -1);
+    ew_program_free(p);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void eval_same(const ew_program *a, const ew_program *b, int nin, const zc_dtype *dts, size_t n)
+{
+    const void *in[8];
+    int64_t st[8];
+    unsigned char *bufs[8];
+    for (int k = 0; k < nin; k++) {
+        size_t sz = dt_size(dts[k]);
+        bufs[k] = malloc(n * sz);
+        for (size_t i = 0; i < n * sz; i++) bufs[k][i] = (unsigned char)(i * 131 + (size_t)k * 17 + (i >> 3));
+        if (dts[k] == ZC_BOOL)
+            for (size_t i = 0; i < n; i++) bufs[k][i] &= 1;
+        in[k] = bufs[k];
+        st[k] = 1;
+    }
+    size_t osz = dt_size(ew_output_dtype(a));
+    unsigned char *oa = calloc(n, osz), *ob = calloc(n, osz);
+    CHECK(ew_output_dtype(a) == ew_output_dtype(b));
+    ew_eval(a, n, in, st, oa);
+    ew_eval(b, n, in, st, ob);
+    CHECK(memcmp(oa, ob, n * osz) == 0);
+    free(oa);
+    free(ob);
+    for (int k = 0; k < nin; k++) free(bufs[k]);
+}
+
+static void roundtrip(const ew_program *p, int nin, const zc_dtype *dts)
+{
+    char *j1 = NULL, *j2 = NULL;
+    ew_program *q = NULL;
+    CHECK_OK(ew_program_to_json(p, &j1));
+    CHECK_OK(ew_program_from_json(j1, &q));
+    if (!q) {
+        zc_free(j1);
+        return;
+    }
+    CHECK_OK(ew_program_to_json(q, &j2));
+    CHECK(j1 && j2 && !strcmp(j1, j2));
+    CHECK(ew_ninputs(q) == ew_ninputs(p));
+    eval_same(p, q, nin, dts, 1500);
+    zc_free(j1);
+    zc_free(j2);
+    ew_program_free(q);
+}
+
+TEST(ew_json_roundtrip)
+{
+    ew_program *p = chain_f32();
+    zc_dtype d2[2] = {ZC_FLOAT32, ZC_FLOAT32};
+    roundtrip(p, 2, d2);
+    ew_program_free(p);
+    p = chain_i8();
+    zc_dtype i2[2] = {ZC_INT8, ZC_INT8};
+    roundtrip(p, 2, i2);
+    ew_program_free(p);
+    p = mixed_program(ZC_FLOAT16);
+    zc_dtype m5[5] = {ZC_BOOL, ZC_FLOAT16, ZC_INT16, ZC_UINT8, ZC_COMPLEX64};
+    roundtrip(p, 5, m5);
+    ew_program_free(p);
+
+    /* every kind of constant, special floats included */
+    CHECK_OK(ew_program_create(&p));
+    int x = ew_input(p, 0, ZC_FLOAT64);
+    uint64_t umax = UINT64_MAX;
+    int8_t i8 = -128;
+    uint16_t h = 0x7bff; /* float16 max */
+    float fc[2] = {1.5f, -INFINITY};
+    double dn = -0.0;
+    unsigned char bt = 1;
+    int acc = x;
+    int cs[] = {ew_const_i64(p, INT64_MIN), ew_const_f64(p, NAN), ew_const_f64(p, -INFINITY),
+                ew_const_f64(p, 0.1), ew_const_bool(p, 1), ew_const_c128(p, 0.25, NAN),
+                ew_const_typed(p, ZC_UINT64, &umax), ew_const_typed(p, ZC_INT8, &i8),
+                ew_const_typed(p, ZC_FLOAT16, &h), ew_const_typed(p, ZC_COMPLEX64, fc),
+                ew_const_typed(p, ZC_FLOAT64, &dn), ew_const_typed(p, ZC_BOOL, &bt)};
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        CHECK(cs[k] >= 0);
+        int t;
+        if (ew_reg_dtype(p, cs[k]) == ZC_BOOL) CHECK_OK(ew_where(p, cs[k], acc, x, &t));
+        else t = B(p, EW_ADD, acc, cs[k]);
+        CHECK_OK(ew_astype(p, t, ZC_COMPLEX128, &acc));
+    }
+    int o = B(p, EW_MULTIPLY, acc, acc);
+    CHECK_OK(ew_set_output(p, o));
+    char *j = NULL;
+    CHECK_OK(ew_program_to_json(p, &j));
+    CHECK(j && strstr(j, "\"18446744073709551615\"") && strstr(j, "\"nan\"") && strstr(j, "\"-inf\"") &&
+          strstr(j, "65504") && strstr(j, "-0.0"));
+    zc_free(j);
+    zc_dtype d1[1] = {ZC_FLOAT64};
+    roundtrip(p, 1, d1);
+    ew_program_free(p);
+
+    /* no output yet */
+    CHECK_OK(ew_program_create(&p));
+    ew_input(p, 0, ZC_INT8);
+    CHECK_OK(ew_program_to_json(p, &j));
+    ew_program *q = NULL;
+    CHECK_OK(ew_program_from_json(j, &q));
+    CHECK(q && ew_output_dtype(q) == ZC_DTYPE_INVALID && ew_ninputs(q) == 1);
+    zc_free(j);
+    ew_program_free(q);
+    ew_program_free(p);
+}
+
+TEST(ew_json_bad)
+{
+    ew_program *q = (ew_program *)(uintptr_t)1;
+    CHECK_ERR(ew_program_from_json("{", &q), ZC_EFORMAT, "ew program JSON");
+    CHECK(q == NULL);
+    CHECK_ERR(ew_program_from_json("[]", &q), ZC_EFORMAT, "expected");
+    CHECK_ERR(ew_program_from_json("{\"ew\":2,\"nodes\":[]}", &q), ZC_EFORMAT, "expected");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[5]}", &q), ZC_EFORMAT, "node 0");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"input\",0,\"float32\"],[\"sin\",1]]}", &q), ZC_EFORMAT,
+              "node 1");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"input\",0,\"float32\"],[\"frobnicate\",0]]}", &q),
+              ZC_EINVAL, "frobnicate");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"input\",0,\"float32\"],[\"bitwise_and\",0,0]]}", &q),
+              ZC_EINVAL, "bitwise_and: unsupported dtypes float32, float32");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"input\",0,\"float32\"]],\"output\":1}", &q), ZC_EFORMAT,
+              "output");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"input\",99,\"float32\"]]}", &q), ZC_EFORMAT, "input");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"input\",0,\"U7\"]]}", &q), ZC_EINVAL, "unicode");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"typed\",\"int8\",300]]}", &q), ZC_EFORMAT, "typed");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"typed\",\"uint64\",\"-1\"]]}", &q), ZC_EFORMAT, "typed");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"float\",\"one\"]]}", &q), ZC_EFORMAT, "float");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"astype\",0,\"int8\"]]}", &q), ZC_EFORMAT, "astype");
+    CHECK_ERR(ew_program_from_json("{\"ew\":1,\"nodes\":[[\"int\",1],[\"add\",0,0,0]]}", &q), ZC_EFORMAT, "add");
+    CHECK_ERR(ew_program_from_json(NULL, &q), ZC_EINVAL, NULL);
+    /* a valid one parses */
+    CHECK_OK(ew_program_from_json(
+        "{\"ew\":1,\"nodes\":[[\"input\",1,\"int16\"],[\"float\",0.5],[\"multiply\",0,1]],\"output\":2}", &q));
+    CHECK(q && ew_output_dtype(q) == ZC_FLOAT64 && ew_ninputs(q) == 2);
+    ew_program_free(q);
+}
+
+/* ------------------------------------------------------------------ limits, allocation failures, threads */
+
+TEST(ew_limits)
+{
+    ew_program *p;
+    CHECK_OK(ew_program_create(&p));
+    int x = ew_input(p, 0, ZC_FLOAT64), regs[300];
+    for (int k = 0; k < 300; k++) regs[k] = B(p, EW_ADD, x, ew_const_i64(p, k));
+    int s = regs[0];
+    for (int k = 1; k < 300; k++) s = B(p, EW_ADD, s, regs[k]);
+    CHECK_ERR(ew_set_output(p, s), ZC_EINVAL, "live values");
+    /* a shorter sum fits (and uses short tiles) */
+    s = regs[0];
+    for (int k = 1; k < 200; k++) s = B(p, EW_ADD, s, regs[k]);
+    CHECK_OK(ew_set_output(p, s));
+    double xs[100], out[100];
+    for (int k = 0; k < 100; k++) xs[k] = k;
+    const void *in[1] = {xs};
+    int64_t st[1] = {1};
+    ew_eval(p, 100, in, st, out);
+    int bad = 0;
+    for (int k = 0; k < 100; k++) bad += out[k] != 200.0 * k + 199 * 200 / 2;
+    CHECK(bad == 0);
+    /* an output needing too many steps */
+    s = regs[0];
+    for (int k = 0; k < 1100; k++) s = B(p, EW_MULTIPLY, s, x);
+    CHECK_ERR(ew_set_output(p, s), ZC_EINVAL, "too long");
+    /* too many values */
+    int r = 0, rc = 0;
+    for (int k = 0; k < 10000 && !rc; k++) rc = ew_binary(p, EW_MULTIPLY, x, ew_const_f64(p, k + 0.5), &r);
+    CHECK(rc == ZC_EINVAL);
+    CHECK(strstr(zc_errmsg(), "too long") != NULL);
+    ew_program_free(p);
+}
+
+TEST(ew_alloc_failures)
+{
+    int ok = 0, nomem = 0;
+    for (long k = 1; k < 200; k++) {
+        zc_test_fail_alloc(k, 0);
+        ew_program *p = NULL;
+        int rc = ew_program_create(&p);
+        int x = -1, t = -1;
+        if (!rc) x = ew_input(p, 0, ZC_FLOAT32);
+        if (x >= 0) rc = ew_binary(p, EW_MULTIPLY, x, ew_const_f64(p, 2.0), &t);
+        else if (!rc) rc = x;
+        for (int j = 0; j < 40 && !rc; j++) rc = ew_binary(p, EW_ADD, t, x, &t);
+        if (!rc) rc = ew_set_output(p, t);
+        char *js = NULL;
+        if (!rc) rc = ew_program_to_json(p, &js);
+        ew_program *q = NULL;
+        if (!rc) rc = ew_program_from_json(js, &q);
+        zc_free(js);
+        ew_program_free(q);
+        ew_program_free(p);
+        int failed = zc_test_fail_alloc(0, 0);
+        if (rc == 0) ok++;
+        else if (rc == ZC_ENOMEM) nomem++;
+        else fprintf(stderr, "allocation %ld: %s %s\n", k, zc_errname(rc), zc_errmsg());
+        CHECK(rc == 0 || rc == ZC_ENOMEM);
+        CHECK(rc == 0 || failed > 0);
+    }
+    CHECK(nomem > 5);
+    CHECK(ok > 0);
+}
+
+#include <pthread.h>
+
+typedef struct {
+    const ew_program *p;
+    const float *a, *b;
+    float *out;
+    size_t n;
+} thr_arg;
+
+static void *thr_run(void *v)
+{
+    thr_arg *t = v;
+    const void *in[2] = {t->a, t->b};
+    int64_t st[2] = {1, 1};
+    for (int rep = 0; rep < 20; rep++) ew_eval(t->p, t->n, in, st, t->out);
+    return NULL;
+}
+
+TEST(ew_threads)
+{
+    enum { N = 20000 };
+    ew_program *p = chain_f32();
+    float *a = malloc(N * 4), *b = malloc(N * 4), *o1 = malloc(N * 4), *o2 = malloc(N * 4), *o3 = malloc(N * 4);
+    for (int k = 0; k < N; k++) {
+        a[k] = (float)sin(k) * 10;
+        b[k] = (float)cos(k * 0.7) * 3;
+    }
+    thr_arg t1 = {p, a, b, o1, N}, t2 = {p, a, b, o2, N};
+    pthread_t th1, th2;
+    CHECK(pthread_create(&th1, NULL, thr_run, &t1) == 0);
+    CHECK(pthread_create(&th2, NULL, thr_run, &t2) == 0);
+    pthread_join(th1, NULL);
+    pthread_join(th2, NULL);
+    const void *in[2] = {a, b};
+    int64_t st[2] = {1, 1};
+    ew_eval(p, N, in, st, o3);
+    CHECK(memcmp(o1, o3, N * 4) == 0);
+    CHECK(memcmp(o2, o3, N * 4) == 0);
+    free(a); free(b); free(o1); free(o2); free(o3);
+    ew_program_free(p);
+}

@@ -572,6 +572,13 @@ int ew_set_output(ew_program *p, int reg)
             for (int i = 0; i < p->vals[v].nops; i++) map[p->vals[v].arg[i]] = 1;
     int ns = 0;
     for (int v = 0; v <= outv; v++) map[v] = map[v] ? ns++ : -1;
+    if (ns > EW_MAX_STEPS) {
+        zc__free(map);
+        zc__free(last);
+        zc__free(steps);
+        return zc__err(ZC_EINVAL, "elementwise program too long: its output needs %d values (at most %d; split the "
+                       "expression)", ns, EW_MAX_STEPS);
+    }
     /* steps, and the last step reading each one */
     size_t maxsize = 1;
     for (int v = 0; v <= outv; v++) {
@@ -739,8 +746,8 @@ void ew_eval(const ew_program *p, size_t n, const void *const *in, const int64_t
     if (!p || !p->steps || n == 0) return;
     _Alignas(64) unsigned char scratch[EW_SCRATCH];
     _Alignas(16) unsigned char cell[EW_MAX_INPUTS][16];
-    const void *ptr[EW_MAX_VALS];
-    unsigned char scal[EW_MAX_VALS], mode[EW_MAX_VALS], fl[EW_MAX_VALS];
+    const void *ptr[EW_MAX_STEPS];
+    unsigned char scal[EW_MAX_STEPS], mode[EW_MAX_STEPS], fl[EW_MAX_STEPS];
     const ew_step *steps = p->steps;
     const int ns = p->nsteps, os = p->out_step;
 

@@ -135,8 +135,9 @@ static inline uint16_t ew_d2h(double d)
 
 /* ------------------------------------------------------------------ programs */
 
-#define EW_MAX_VALS 1024   /* lowered values in one program (inputs, constants, instructions) */
-#define EW_MAX_NODES 4096  /* build calls recorded in one program */
+#define EW_MAX_VALS 8192   /* lowered values in one program (inputs, constants, instructions) */
+#define EW_MAX_STEPS 1024  /* values the output needs (ew_eval keeps per-step state on its stack) */
+#define EW_MAX_NODES 8192  /* build calls recorded in one program */
 #define EW_MAX_SLOTS 256   /* tiles alive at once */
 #define EW_SCRATCH 65536   /* bytes of tiles on ew_eval's stack */
 #define EW_TILE_MAX 1024   /* elements per tile */

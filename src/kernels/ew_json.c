@@ -192,7 +192,7 @@ int ew_program_to_json(const ew_program *p, char **json)
             return zc__err(ZC_ENOMEM, "ew_program_to_json: out of memory at node %d", i);
         }
     }
-    root = p->out_node >= 0 ? json_pack("{sisois}", "ew", 1, "nodes", nodes, "output", p->out_node)
+    root = p->out_node >= 0 ? json_pack("{sisosi}", "ew", 1, "nodes", nodes, "output", p->out_node)
                             : json_pack("{siso}", "ew", 1, "nodes", nodes);
     if (!root) return zc__err(ZC_ENOMEM, "ew_program_to_json: out of memory");
     char *s = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
