@@ -6,9 +6,10 @@
 #
 #   lz4   Zarr v2, blosc-lz4 (clevel 5, shuffle), chunks (1,64,64,10) = 160 KiB,
 #         smaller than a crop; both read the same folder.
-#   tiny  4 KiB chunks (1,32,32,1): zarr-python reads a Zarr v2 array with one
-#         file per chunk; zcube reads a v3 copy sharded (4,256,256,10) (2,560
-#         inner chunks per shard), made with `zcube copy`.
+#   tiny  4 KiB chunks (1,16,16,4): zarr-python reads a Zarr v2 array with one
+#         file per chunk; zcube reads a v3 copy sharded (4,256,256,12) (3,072
+#         inner chunks per shard), made with `zcube copy`. A crop touches about
+#         4×9×9×3 = 972 chunks.
 #
 # Prints one JSON line per case on stdout with zcube's figures, zarr-python's
 # best, the ratio, the ceiling and the goals; progress goes to stderr.
@@ -83,9 +84,9 @@ if [[ ! -f $data/lz4.zarr/.zarray || ! -f $data/tiny.zarr/.zarray ]]; then
     $py "$root/bench/sample_ref.py" gen "$data" --nt "$nt" >&2
 fi
 if [[ ! -f $data/tiny_v3.zarr/zarr.json ]]; then
-    log "zcube copy tiny.zarr -> tiny_v3.zarr (sharded 4,256,256,10; inner 1,32,32,1)"
-    "$zc" copy "$data/tiny.zarr" "$data/tiny_v3.zarr" --zarr-format 3 --chunks 1,32,32,1 \
-        --shards 4,256,256,10 --codec blosc:lz4:5:shuffle >&2
+    log "zcube copy tiny.zarr -> tiny_v3.zarr (sharded 4,256,256,12; inner 1,16,16,4)"
+    "$zc" copy "$data/tiny.zarr" "$data/tiny_v3.zarr" --zarr-format 3 --chunks 1,16,16,4 \
+        --shards 4,256,256,12 --codec blosc:lz4:5:shuffle >&2
 fi
 
 # Both readers get the page cache warm (the data fits in memory).

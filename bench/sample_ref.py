@@ -5,7 +5,7 @@ benchmark (bench/sample_bench.sh runs it and `zcube sample --bench`).
   sample_ref.py gen DIR [--nt T] [--seed N]
       Writes with zarr-python (Zarr v2, float32, shape (T, 512, 512, 10)):
         DIR/lz4.zarr   chunks (1, 64, 64, 10) = 160 KiB, blosc lz4 clevel 5 shuffle
-        DIR/tiny.zarr  chunks (1, 32, 32, 1) = 4 KiB, same codec, one file per chunk
+        DIR/tiny.zarr  chunks (1, 16, 16, 4) = 4 KiB, same codec, one file per chunk
       The same values go to both (a smooth field plus noise, so lz4 compresses
       it about as it does real float32 fields).
   sample_ref.py time DIR CASE ORIGINS_DIR [--threads 1,2,4,8] [--check N]
@@ -37,7 +37,7 @@ import zarr
 from numcodecs import Blosc
 
 SHAPE_YXC = (512, 512, 10)
-CHUNKS = {"lz4": (1, 64, 64, 10), "tiny": (1, 32, 32, 1)}
+CHUNKS = {"lz4": (1, 64, 64, 10), "tiny": (1, 16, 16, 4)}
 
 
 def compressor():
