@@ -9,15 +9,23 @@
  * array decodes to at most FUZZ_MAX_BYTES (and one read unit too), it is read
  * whole (all chunks are missing, so every element is the fill value) and
  * through a strided selection; then zc_zarr_metadata_json, zc_zarr_attributes
- * and, for small grids, zc_zarr_stats. Errors are fine; crashes, leaks,
- * undefined behaviour and broken invariants are not. */
+ * and, for small grids, zc_zarr_stats. Last, the parsed metadata is written
+ * to a second store the way zc_zarr_create writes it (zarr_write_meta) and
+ * opened again: it must open and describe the same array (equal
+ * zc_zarr_metadata_json). Errors are fine; crashes, leaks, undefined
+ * behaviour and broken invariants are not. */
 #ifndef ZC_FUZZ_META_H
 #define ZC_FUZZ_META_H
 
 #include <string.h>
 
+#include "core/json.h"
 #include "fuzz.h"
 #include "store/store.h"
+#include "zarr/zarr.h"
+
+/* zarr/open.c: writes metadata as zc_zarr_create does (not in zarr.h). */
+int zarr_write_meta(store *st, const char *path, const zarr_meta *m);
 
 /* Elements of info's array and of one read unit; 0 on overflow. */
 static size_t meta_bytes(const zc_zarr_info_t *in, const int64_t *dims)
@@ -39,6 +47,31 @@ static void meta_check_info(const zc_zarr_info_t *in)
         FUZZ_CHECK(in->chunks[d] > 0, "chunks[%d] = %lld", d, (long long)in->chunks[d]);
         FUZZ_CHECK(in->shards[d] >= 0, "shards[%d] = %lld", d, (long long)in->shards[d]);
     }
+}
+
+/* Write a's metadata to a fresh store, open it again, compare. */
+static void meta_rewrite(const zc_zarr *a, const char *json)
+{
+    zc_store *st;
+    if (zc_store_open("memory://fuzz-rewrite", 0, &st) != 0) return;
+    if (zarr_write_meta(st, "", &a->m) == 0) {
+        zc_zarr *b;
+        int rc = zc_zarr_open(st, "", &b);
+        FUZZ_CHECK(rc == 0, "metadata written from a parsed array does not open: %s\noriginal: %s", zc_errmsg(),
+                   json);
+        char *again = NULL;
+        if (zc_zarr_metadata_json(b, &again) == 0) {
+            /* equal as JSON values (object keys may come back sorted) */
+            json_t *x = zc_json_load(json, strlen(json), 0, NULL), *y = zc_json_load(again, strlen(again), 0, NULL);
+            FUZZ_CHECK(x && y && json_equal(x, y), "metadata changed by a write and read:\nbefore: %s\nafter:  %s",
+                       json, again);
+            json_decref(x);
+            json_decref(y);
+        }
+        zc_free(again);
+        zc_zarr_close(b);
+    }
+    zc_store_close(st);
 }
 
 static void meta_use(zc_zarr *a)
@@ -69,6 +102,7 @@ static void meta_use(zc_zarr *a)
     char *json = NULL;
     if (zc_zarr_metadata_json(a, &json) == 0) {
         FUZZ_CHECK(json != NULL && json[0] == '{', "metadata JSON: %s", json ? json : "(null)");
+        meta_rewrite(a, json);
         zc_free(json);
     }
     json = NULL;
