@@ -175,6 +175,13 @@ static void inputs_text(char *buf, size_t size, const json_t *in)
     if (!buf[0]) snprintf(buf, size, "-");
 }
 
+/* "12 tasks", "1 task", "? tasks" (absent) */
+static void tasks_text(char *buf, size_t size, long long n)
+{
+    if (n < 0) snprintf(buf, size, "? tasks");
+    else snprintf(buf, size, "%lld task%s", n, n == 1 ? "" : "s");
+}
+
 static const char *op_name(const json_t *o)
 {
     const char *s = json_string_value(json_object_get(o, "name"));
@@ -193,9 +200,10 @@ int progress_print_plan(FILE *f, const char *plan_json, const char *out_name)
     bytes_or_dash(inter, sizeof inter, iget(doc, "intermediate_bytes"));
     bytes_or_dash(lim, sizeof lim, limit);
     size_t nops = json_array_size(ops);
-    fprintf(f, "plan%s%s: %zu operation%s, %lld tasks, intermediates %s, memory bound per task %s\n",
-            out_name ? " for " : "", out_name ? out_name : "", nops, nops == 1 ? "" : "s", iget(doc, "tasks"),
-            inter, lim);
+    char tk[40];
+    tasks_text(tk, sizeof tk, iget(doc, "tasks"));
+    fprintf(f, "plan%s%s: %zu operation%s, %s, intermediates %s, memory bound per task %s\n",
+            out_name ? " for " : "", out_name ? out_name : "", nops, nops == 1 ? "" : "s", tk, inter, lim);
     fprintf(f, "  %-28s %-18s %-14s %-12s %10s %11s  %-7s %s\n", "operation", "shape", "chunks", "dtype", "tasks",
             "projected", "inputs", "fused");
     int over = 0;
@@ -249,7 +257,9 @@ int progress_print_summary(FILE *f, const char *report_json, const char *out_nam
     bytes_or_dash(lim, sizeof lim, iget(doc, "memory_limit"));
     double secs = rget(doc, "seconds");
     if (out_name) fprintf(f, "wrote %s\n", out_name);
-    fprintf(f, "%zu operation%s, %lld tasks", nops, nops == 1 ? "" : "s", iget(doc, "tasks"));
+    char tk[40];
+    tasks_text(tk, sizeof tk, iget(doc, "tasks"));
+    fprintf(f, "%zu operation%s, %s", nops, nops == 1 ? "" : "s", tk);
     if (skipped) fprintf(f, " (%lld skipped: already written)", skipped);
     if (secs >= 0) fprintf(f, " in %.2f s", secs);
     fprintf(f, "\npeak memory per task: %s measured, %s projected, %s allowed\n", mp, pp, lim);

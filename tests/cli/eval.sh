@@ -103,7 +103,7 @@ expect_fail 1 "--visualize" eval 'u * 2' --in u=$U --plan-only --visualize /none
 # ---- summaries: text, --quiet, --json
 if expect_ok eval 'mean(u**2, axis=0)' --in u=$U -o "$TMP/mean.zarr" --zarr-format 2; then
     grep -q "^wrote $TMP/mean.zarr$" "$TMP/out" || fail "summary lacks 'wrote': $(head -3 "$TMP/out")"
-    grep -q "operation.*tasks.* in .* s$" "$TMP/out" || fail "summary lacks operations/tasks/time: $(cat "$TMP/out")"
+    grep -q "operation.*task.* in .* s$" "$TMP/out" || fail "summary lacks operations/tasks/time: $(cat "$TMP/out")"
     grep -q "^peak memory per task: .* measured, .* projected, .* allowed$" "$TMP/out" ||
         fail "summary lacks the memory line: $(cat "$TMP/out")"
     grep -q "^intermediates written: " "$TMP/out" || fail "summary lacks intermediates"
