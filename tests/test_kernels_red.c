@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "core/dtype.h"
+#include "kernels/red_internal.h" /* record layouts, for white-box checks */
 #include "kernels/reduce.h"
 #include "npyload.h"
 
@@ -442,4 +444,215 @@ TEST(numpy_float)
 TEST(numpy_complex)
 {
     numpy_cases("complex64,complex128");
+}
+
+TEST(dtype_rules_and_refusals)
+{
+    for (int op = 0; op < RED_END_; op++) CHECK(red_op_from_name(red_op_name((red_op)op)) == op);
+    CHECK(red_op_from_name("median") == -1);
+    CHECK(red_op_from_name(NULL) == -1);
+    CHECK(!strcmp(red_op_name(RED_END_), "?"));
+    zc_dtype od;
+    red_op ordered[] = {RED_MIN, RED_MAX, RED_ARGMIN, RED_ARGMAX};
+    for (int k = 0; k < 4; k++) {
+        CHECK_ERR(red_result_dtype(ordered[k], ZC_COMPLEX64, &od), ZC_EINVAL, "complex");
+        CHECK(red_acc_size(ordered[k], ZC_COMPLEX128) == 0);
+    }
+    zc_dtype bad[] = {ZC_DTYPE_INVALID, ZC_BYTES, ZC_UNICODE, ZC_RAW};
+    for (int k = 0; k < 4; k++) {
+        CHECK_ERR(red_result_dtype(RED_SUM, bad[k], &od), ZC_EINVAL, "sum of");
+        CHECK(red_acc_size(RED_SUM, bad[k]) == 0);
+    }
+    CHECK_ERR(red_result_dtype(RED_END_, ZC_FLOAT64, &od), ZC_EINVAL, "unknown");
+    /* the dtypes NumPy gives were checked case by case; a few spot checks of the rest */
+    CHECK_OK(red_result_dtype(RED_VAR, ZC_COMPLEX64, &od));
+    CHECK(od == ZC_FLOAT32);
+    CHECK_OK(red_result_dtype(RED_MEAN, ZC_FLOAT16, &od));
+    CHECK(od == ZC_FLOAT16);
+    CHECK_OK(red_result_dtype(RED_SUM, ZC_UINT8, &od));
+    CHECK(od == ZC_UINT64);
+    CHECK(red_acc_size(RED_MEAN, ZC_INT8) == 16 && red_acc_size(RED_VAR, ZC_COMPLEX64) == 32);
+    CHECK(red_acc_size(RED_ARGMAX, ZC_FLOAT16) == 16 && red_acc_size(RED_SUM, ZC_FLOAT16) == 4);
+}
+
+/* Empty blocks change nothing; a block without reduced axes converts elementwise;
+ * a 0-d block is one element. */
+TEST(degenerate_blocks)
+{
+    int64_t shape[2] = {3, 0};
+    double x[6] = {1, 2, 3, 4, 5, 6};
+    red_arg acc[3];
+    red_init(RED_ARGMIN, ZC_FLOAT64, acc, 3);
+    red_accum(RED_ARGMIN, ZC_FLOAT64, acc, 2, shape, 2, x, (int64_t[]){0, 0}, (int64_t[]){3, 0});
+    for (int i = 0; i < 3; i++) CHECK(acc[i].idx == INT64_MAX && acc[i].v.d == INFINITY);
+    int64_t s23[2] = {2, 3};
+    uint64_t sums[6];
+    red_init(RED_SUM, ZC_FLOAT64, sums, 6); /* float64 sums are doubles */
+    red_accum(RED_SUM, ZC_FLOAT64, sums, 2, s23, 0, x, NULL, NULL);
+    double out[6];
+    red_finalize(RED_SUM, ZC_FLOAT64, sums, 6, out, 0);
+    for (int i = 0; i < 6; i++) CHECK(out[i] == x[i]);
+    int16_t v = -7;
+    uint64_t c;
+    red_init(RED_PROD, ZC_INT16, &c, 1);
+    red_accum(RED_PROD, ZC_INT16, &c, 0, NULL, 0, &v, NULL, NULL);
+    int64_t r;
+    red_finalize(RED_PROD, ZC_INT16, &c, 1, &r, 0);
+    CHECK(r == -7);
+    /* var of one element with ddof 1 is NaN, like NumPy; mean of nothing too */
+    red_var_r vr;
+    red_init(RED_VAR, ZC_FLOAT64, &vr, 1);
+    int64_t one = 1;
+    red_accum(RED_VAR, ZC_FLOAT64, &vr, 1, &one, 1, x, NULL, NULL);
+    double d;
+    red_finalize(RED_VAR, ZC_FLOAT64, &vr, 1, &d, 1.0);
+    CHECK(isnan(d));
+    red_finalize(RED_VAR, ZC_FLOAT64, &vr, 1, &d, 0.0);
+    CHECK(d == 0.0);
+    red_mean_r mr;
+    red_init(RED_MEAN, ZC_INT32, &mr, 1);
+    red_finalize(RED_MEAN, ZC_INT32, &mr, 1, &d, 0);
+    CHECK(isnan(d));
+}
+
+/* Merging an empty (initialized) accumulator either way leaves the result unchanged. */
+TEST(merge_with_empty)
+{
+    int64_t shape[2] = {5, 4};
+    unsigned char x[20 * 16], a[4 * 32], e[4 * 32], b[4 * 32], r1[4 * 16], r2[4 * 16];
+    memset(r1, 0, sizeof r1);
+    memset(r2, 0, sizeof r2);
+    for (int di = 0; di < NDT; di++) {
+        zc_dtype in = DT[di].dt;
+        for (int k = 0; k < 20; k++) { /* small integers: exact in every dtype, no -0 */
+            int v = (int)(rnd() % 19) - 9;
+            if (in == ZC_BOOL) v = v > 0;
+            else if (in >= ZC_UINT8 && in <= ZC_UINT64) v = v < 0 ? -v : v;
+            unsigned char *p = x + (size_t)k * DT[di].size;
+            memset(p, 0, DT[di].size);
+            switch (in) {
+            case ZC_FLOAT16: {
+                uint16_t h = dtype_float_to_half((float)v);
+                memcpy(p, &h, 2);
+                break;
+            }
+            case ZC_FLOAT32: *(float *)p = (float)v; break;
+            case ZC_FLOAT64: *(double *)p = v; break;
+            case ZC_COMPLEX64: ((float *)p)[0] = (float)v; ((float *)p)[1] = (float)(v / 2); break;
+            case ZC_COMPLEX128: ((double *)p)[0] = v; ((double *)p)[1] = v / 2; break;
+            default: memcpy(p, &v, DT[di].size); break; /* little endian */
+            }
+        }
+        for (int op = 0; op < RED_END_; op++) {
+            zc_dtype od;
+            if (red_result_dtype((red_op)op, in, &od) < 0) continue;
+            size_t asz = red_acc_size((red_op)op, in);
+            red_init((red_op)op, in, a, 4);
+            red_accum((red_op)op, in, a, 2, shape, 1, x, (int64_t[]){0, 0}, shape);
+            red_finalize((red_op)op, in, a, 4, r1, 1.0);
+            red_init((red_op)op, in, e, 4);
+            memcpy(b, a, 4 * asz);
+            red_merge((red_op)op, in, b, e, 4); /* full <- empty */
+            red_finalize((red_op)op, in, b, 4, r2, 1.0);
+            CHECK(compare("merge empty", od, true, in, r2, r1, NULL, 4) == 0);
+            red_merge((red_op)op, in, e, a, 4); /* empty <- full */
+            red_finalize((red_op)op, in, e, 4, r2, 1.0);
+            /* by value: (1+0j)*(a-0j) has a +0 imaginary part, a sign NumPy loses too */
+            if (compare("merge into empty", od, true, in, r2, r1, NULL, 4)) {
+                fprintf(stderr, "%s of %s: merge into empty differs\n", red_op_name((red_op)op), DT[di].name);
+                CHECK(0);
+            }
+        }
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The three common cases on blocks with many tiles and long runs, against long double
+ * references; throughput is printed (this machine is shared: not asserted). */
+TEST(large_blocks)
+{
+    const int64_t R = 24, C = 100003; /* odd inner length: partial tiles and pairwise tails */
+    size_t n = (size_t)(R * C);
+    double *x = malloc(n * sizeof *x), *out = malloc(2 * (size_t)C * sizeof *out); /* f32 results are widened via the upper half */
+    float *xf = malloc(n * sizeof *xf);
+    uint64_t s = 7;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        x[i] = 1000.0 + (double)(s >> 11) * 0x1p-53 * 2.0 - 1.0;
+        xf[i] = (float)x[i];
+    }
+    int64_t shape[2] = {R, C};
+    unsigned char *acc = malloc((size_t)C * 32);
+    struct { const char *what; uint64_t axes; size_t nacc; } cases[] = {
+        {"leading axis", 1, (size_t)C}, {"last axis", 2, (size_t)R}, {"all axes", 3, 1}};
+    red_op ops[] = {RED_SUM, RED_MEAN, RED_VAR, RED_MAX};
+    for (int c = 0; c < 3; c++) {
+        for (int k = 0; k < 4; k++) {
+            red_op op = ops[k];
+            for (int f32 = 0; f32 < 2; f32++) {
+                zc_dtype dt = f32 ? ZC_FLOAT32 : ZC_FLOAT64;
+                size_t nacc = cases[c].nacc;
+                double t = now_s();
+                red_init(op, dt, acc, nacc);
+                red_accum(op, dt, acc, 2, shape, cases[c].axes, f32 ? (void *)xf : (void *)x, NULL, NULL);
+                t = now_s() - t;
+                if (f32) {
+                    float *o = (float *)out;
+                    red_finalize(op, dt, acc, nacc, o, 0);
+                    for (size_t i = 0; i < nacc; i++) out[nacc + i] = o[i]; /* widen into the upper half */
+                    memmove(out, out + nacc, nacc * sizeof(double));
+                } else {
+                    red_finalize(op, dt, acc, nacc, out, 0);
+                }
+                /* long double references, one pass for sums and max, one for squares */
+                long double *sum = calloc(nacc, sizeof *sum), *sq = calloc(nacc, sizeof *sq);
+                long double *mx = malloc(nacc * sizeof *mx);
+                int64_t cnt = (int64_t)(n / nacc);
+                for (size_t i = 0; i < nacc; i++) mx[i] = -INFINITY;
+                for (int pass = 0; pass < 2; pass++)
+                    for (int64_t r = 0; r < R; r++)
+                        for (int64_t j = 0; j < C; j++) {
+                            size_t i = cases[c].axes == 1 ? (size_t)j : cases[c].axes == 2 ? (size_t)r : 0;
+                            long double v = f32 ? xf[r * C + j] : x[r * C + j];
+                            if (pass == 0) {
+                                sum[i] += v;
+                                if (v > mx[i]) mx[i] = v;
+                            } else {
+                                long double dv = v - sum[i] / cnt;
+                                sq[i] += dv * dv;
+                            }
+                        }
+                int bad = 0;
+                for (size_t i = 0; i < nacc; i++) {
+                    long double mean = sum[i] / cnt;
+                    long double want = op == RED_SUM ? sum[i] : op == RED_MEAN ? mean : op == RED_VAR ? sq[i] / cnt : mx[i];
+                    /* float32 sums accumulate in float32 like NumPy: n * eps bounds the error */
+                    double tol = op == RED_MAX ? 0
+                                 : f32 ? (op == RED_VAR ? 1e-6 : 2e-6 + (op == RED_SUM ? 1e-7 * (double)cnt : 0))
+                                       : 1e-12;
+                    if (fabsl((long double)out[i] - want) > tol * fabsl(want)) {
+                        if (bad++ < 2)
+                            fprintf(stderr, "%s %s f%d acc %zu: %.17g vs %.17Lg\n", cases[c].what,
+                                    red_op_name(op), f32 ? 32 : 64, i, out[i], want);
+                    }
+                }
+                free(sum);
+                free(sq);
+                free(mx);
+                CHECK(bad == 0);
+                printf("%-12s %-4s float%d  %6.2f GB/s\n", cases[c].what, red_op_name(op), f32 ? 32 : 64,
+                       (double)n * (f32 ? 4.0 : 8.0) / t / 1e9);
+            }
+        }
+    }
+    free(x);
+    free(xf);
+    free(out);
+    free(acc);
 }

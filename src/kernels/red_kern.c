@@ -206,21 +206,26 @@ PROD_CPLX(c128, double)
             a[j] = (CMP(v, a[j]) || v != v) ? v : a[j];                                                \
         }                                                                                              \
     }                                                                                                  \
+    /* 8 independent lanes (vectorizes); a lane that meets a NaN keeps it */                          \
     static void name##_run_##sfx(void *acc, const void *xv, int64_t n, const red_aux *aux)             \
     {                                                                                                  \
         const T *restrict x = xv;                                                                      \
-        A r = *(A *)acc;                                                                               \
-        if (r != r) return;                                                                            \
-        for (int64_t j = 0; j < n; j++) {                                                              \
-            A v = (A)CV(x[j]);                                                                         \
-            if (v != v) {                                                                              \
-                r = v;                                                                                 \
-                break;                                                                                 \
+        A r = *(A *)acc, l[8];                                                                         \
+        for (int k = 0; k < 8; k++) l[k] = r;                                                          \
+        int64_t j = 0;                                                                                 \
+        for (; j + 8 <= n; j += 8)                                                                     \
+            for (int k = 0; k < 8; k++) {                                                              \
+                A v = (A)CV(x[j + k]);                                                                 \
+                l[k] = (CMP(v, l[k]) || v != v) ? v : l[k];                                            \
             }                                                                                          \
-            r = CMP(v, r) ? v : r;                                                                     \
+        for (; j < n; j++) {                                                                           \
+            A v = (A)CV(x[j]);                                                                         \
+            l[0] = (CMP(v, l[0]) || v != v) ? v : l[0];                                                \
         }                                                                                              \
+        for (int k = 0; k < 8; k++) r = (CMP(l[k], r) || l[k] != l[k]) && r == r ? l[k] : r;          \
         *(A *)acc = r;                                                                                 \
     }
+
 #define MINMAX_ALL(name, CMP)                                                                          \
     MINMAX_INT(name, b, uint8_t, uint8_t, CV_B, CMP)                                                   \
     MINMAX_INT(name, i8, int8_t, int8_t, CV_ID, CMP)                                                   \
