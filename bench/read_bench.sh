@@ -17,6 +17,9 @@
 #                  removed at the end unless BENCH_KEEP=1). With BENCH_REUSE=1
 #                  and data already in BENCH_DIR, generation is skipped.
 #   ZC_NUM_THREADS zcube threads (default 2).
+#   BENCH_NICE     run both peers under `nice -n BENCH_NICE` (e.g. -10 as root
+#                  on a shared machine, so that both keep their cores); unset =
+#                  normal priority.
 #
 # Steps: read_ref.py gen (zarr-python writes none/lz4/zstd arrays and
 # regions.txt), then per cache mode, codec and phase: read_ref.py time
@@ -31,6 +34,8 @@ reps=${BENCH_REPS:-3}
 modes=${BENCH_CACHE:-both}
 export ZC_NUM_THREADS=${ZC_NUM_THREADS:-2}
 py=/usr/bin/python3
+run=()
+[[ -n ${BENCH_NICE:-} ]] && run=(nice -n "$BENCH_NICE")
 
 log() { echo "read_bench: $*" >&2; }
 
@@ -82,11 +87,11 @@ for mode in $modes; do
         for phase in whole regions; do
             ref=$data/ref_${mode}_${codec}_$phase.json
             log "$mode $codec $phase: zarr-python"
-            $py "$root/bench/read_ref.py" time "$data" --cache "$mode" --reps "$reps" \
+            "${run[@]}" $py "$root/bench/read_ref.py" time "$data" --cache "$mode" --reps "$reps" \
                 --codec "$codec" --phase "$phase" > "$ref"
             cat "$ref" >&2
             log "$mode $codec $phase: zcube (ZC_NUM_THREADS=$ZC_NUM_THREADS)"
-            "$build/bench/bench_read" "$data" "$ref" --cache "$mode" --reps "$reps" \
+            "${run[@]}" "$build/bench/bench_read" "$data" "$ref" --cache "$mode" --reps "$reps" \
                 --codec "$codec" --phase "$phase" | tee -a "$data/results.jsonl"
         done
     done
