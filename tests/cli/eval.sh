@@ -159,6 +159,20 @@ if command -v script >/dev/null 2>&1; then
     grep -q "^wrote $TMP/pb.zarr" <(tr '\r' '\n' <"$TMP/pty" | sed 's/\x1b\[K//g') || fail "no summary after the bar"
 fi
 
+# ---- Ctrl-C cancels at the next task: one error line, exit 1
+CHECKS=$((CHECKS + 1))
+"$Z" eval 'sum(ones((400000, 8), chunks=(1, 8)))' -o "$TMP/int.zarr" -q >"$TMP/int.out" 2>"$TMP/int.err" &
+ipid=$!
+sleep 1
+kill -INT $ipid 2>/dev/null
+( sleep 30; kill -9 $ipid 2>/dev/null ) &
+guard=$!
+wait $ipid
+irc=$?
+kill $guard 2>/dev/null
+[ "$irc" -eq 1 ] && grep -q "^zcube: eval: interrupted; '$TMP/int.zarr' is incomplete$" "$TMP/int.err" ||
+    fail "SIGINT: exit $irc, stderr: $(cat "$TMP/int.err")"
+
 # ---- rechunk: values, chunks, memory contract, multistage under a small bound
 if expect_ok rechunk "$TMP/s.zarr" "$TMP/s_rows.zarr" --chunks 1,400 --allowed-mem 4MB --zarr-format 2 --json; then
     "$PY" - "$TMP/s_rows.zarr" "$TMP/s.npy" "$TMP/out" <<'EOF' || fail "rechunk: values, chunks or memory wrong"
