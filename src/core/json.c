@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,13 @@ json_t *zc_json_load(const char *text, size_t n, size_t flags, json_error_t *err
     for (i = 0; i < n; i++) {
         char c = text[i];
         if (in_str) {
+            /* the marker is reserved: a document's own string must not forge it */
+            if (c == '\\' && n - i >= 6 && (!strncmp(text + i, "\\u0001", 6) || !strncmp(text + i, "\\U0001", 6))) {
+                memset(err, 0, sizeof *err);
+                snprintf(err->text, sizeof err->text, "control character U+0001 in a string is not allowed");
+                err->position = (int)i;
+                return NULL;
+            }
             if (c == '\\') i++;
             else if (c == '"') in_str = 0;
             continue;

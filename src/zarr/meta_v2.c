@@ -91,7 +91,7 @@ int zarr_meta_parse_v2(const char *text, size_t n, const char *attrs, size_t an,
         json_array_append(m->codecs, comp);
     }
     if (attrs) {
-        m->attributes = json_loadb(attrs, an, 0, &jerr);
+        m->attributes = zc_json_load(attrs, an, 0, &jerr);
         if (!m->attributes || !json_is_object(m->attributes)) {
             rc = zc__err(ZC_EFORMAT, ".zattrs: invalid JSON object (line %d: %s)", jerr.line, jerr.text);
             goto out;

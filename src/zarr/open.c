@@ -266,7 +266,7 @@ static int meta_from_opts(const zc_zarr_create_opts *o, zarr_meta *m)
     json_decref(spec);
 
     if (o->attributes) {
-        m->attributes = json_loads(o->attributes, 0, &jerr);
+        m->attributes = zc_json_load(o->attributes, strlen(o->attributes), 0, &jerr);
         if (!json_is_object(m->attributes)) return zc__err(ZC_EINVAL, "attributes must be a JSON object: %s", jerr.text);
     } else {
         m->attributes = json_object();
