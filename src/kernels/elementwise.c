@@ -750,6 +750,7 @@ void ew_eval(const ew_program *p, size_t n, const void *const *in, const int64_t
     unsigned char scal[EW_MAX_STEPS], mode[EW_MAX_STEPS], fl[EW_MAX_STEPS];
     const ew_step *steps = p->steps;
     const int ns = p->nsteps, os = p->out_step;
+    memset(scal, 0, (size_t)ns);
 
     for (int i = 0; i < ns; i++) {
         const ew_step *s = &steps[i];
@@ -779,7 +780,7 @@ void ew_eval(const ew_program *p, size_t n, const void *const *in, const int64_t
         }
     }
     const ew_step *o = &steps[os];
-    int direct_out = o->kind == V_INSTR && !scal[os] && o->native;
+    int direct_out = o->kind == V_INSTR && !scal[os] && o->dtype != ZC_FLOAT16; /* bool tiles are 0/1 bytes */
     char *outp = out;
     const size_t tile = p->tile;
 

@@ -43,21 +43,34 @@ typedef struct {
         for (size_t i = 0; i < n; i++) { body; }                                                   \
     } while (0)
 
-#define KSIG(name)                                                                                 \
+/* On x86-64 the common kernels (_V: arithmetic, comparisons, where, sqrt on
+ * real numbers) are built twice, for AVX2 and for the baseline, and the
+ * loader picks one for the CPU (GCC function multiversioning); the others
+ * (casts, complex, branchy integer division) are built once. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)
+#define EW_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define EW_CLONES
+#endif
+
+#define KSIG_PLAIN(name)                                                                           \
     static void name(size_t n, void *restrict dv, const void *restrict av, const void *restrict bv, \
                      const void *restrict cv, unsigned sc)
+#define KSIG(name) EW_CLONES KSIG_PLAIN(name)
 
-#define DEF_UN(name, TA, TR, EXPR)                                                                 \
-    KSIG(name)                                                                                     \
+#define DEF_UN_(SIG, name, TA, TR, EXPR)                                                           \
+    SIG(name)                                                                                      \
     {                                                                                              \
         TR *restrict d = dv;                                                                       \
         const TA *restrict pa = av;                                                                \
         (void)bv; (void)cv; (void)sc;                                                              \
         EW_LOOP(const TA x = pa[i]; d[i] = (EXPR));                                                \
     }
+#define DEF_UN(name, TA, TR, EXPR) DEF_UN_(KSIG_PLAIN, name, TA, TR, EXPR)
+#define DEF_UN_V(name, TA, TR, EXPR) DEF_UN_(KSIG, name, TA, TR, EXPR)
 
-#define DEF_BIN(name, TA, TR, EXPR)                                                                \
-    KSIG(name)                                                                                     \
+#define DEF_BIN_(SIG, name, TA, TR, EXPR)                                                          \
+    SIG(name)                                                                                      \
     {                                                                                              \
         TR *restrict d = dv;                                                                       \
         const TA *restrict pa = av;                                                                \
@@ -70,6 +83,9 @@ typedef struct {
         default: { const TA x = pa[0], y = pb[0]; d[0] = (EXPR); } break;                          \
         }                                                                                          \
     }
+
+#define DEF_BIN(name, TA, TR, EXPR) DEF_BIN_(KSIG_PLAIN, name, TA, TR, EXPR)
+#define DEF_BIN_V(name, TA, TR, EXPR) DEF_BIN_(KSIG, name, TA, TR, EXPR)
 
 /* ------------------------------------------------------------------ integers */
 
@@ -124,30 +140,30 @@ static inline int is_neg64(int64_t v) { return v < 0; }
 EW_INTS(INT_HELPERS)
 
 #define INT_KERNELS(s, T, UT, SG, BITS)                                                            \
-    DEF_BIN(add_##s, T, T, (T)((UT)x + (UT)y))                                                     \
-    DEF_BIN(sub_##s, T, T, (T)((UT)x - (UT)y))                                                     \
-    DEF_BIN(mul_##s, T, T, (T)((UT)x * (UT)y))                                                     \
+    DEF_BIN_V(add_##s, T, T, (T)((UT)x + (UT)y))                                                     \
+    DEF_BIN_V(sub_##s, T, T, (T)((UT)x - (UT)y))                                                     \
+    DEF_BIN_V(mul_##s, T, T, (T)((UT)x * (UT)y))                                                     \
     DEF_BIN(fdiv_k_##s, T, T, fdiv_##s(x, y))                                                      \
     DEF_BIN(rem_k_##s, T, T, rem_##s(x, y))                                                        \
     DEF_BIN(pow_k_##s, T, T, pow_##s(x, y))                                                        \
-    DEF_BIN(and_##s, T, T, (T)(x & y))                                                             \
-    DEF_BIN(or_##s, T, T, (T)(x | y))                                                              \
-    DEF_BIN(xor_##s, T, T, (T)(x ^ y))                                                             \
+    DEF_BIN_V(and_##s, T, T, (T)(x & y))                                                             \
+    DEF_BIN_V(or_##s, T, T, (T)(x | y))                                                              \
+    DEF_BIN_V(xor_##s, T, T, (T)(x ^ y))                                                             \
     DEF_BIN(shl_k_##s, T, T, shl_##s(x, y))                                                        \
     DEF_BIN(shr_k_##s, T, T, shr_##s(x, y))                                                        \
-    DEF_BIN(eq_##s, T, uint8_t, x == y)                                                            \
-    DEF_BIN(ne_##s, T, uint8_t, x != y)                                                            \
-    DEF_BIN(gt_##s, T, uint8_t, x > y)                                                             \
-    DEF_BIN(ge_##s, T, uint8_t, x >= y)                                                            \
-    DEF_BIN(lt_##s, T, uint8_t, x < y)                                                             \
-    DEF_BIN(le_##s, T, uint8_t, x <= y)                                                            \
-    DEF_BIN(max_##s, T, T, x > y ? x : y)                                                          \
-    DEF_BIN(min_##s, T, T, x < y ? x : y)                                                          \
-    DEF_UN(abs_##s, T, T, ISNEG(SG, x) ? (T)(0 - (UT)x) : x)                                      \
-    DEF_UN(inv_##s, T, T, (T)~x)                                                                   \
-    DEF_UN(neg_##s, T, T, (T)(0 - (UT)x))                                                          \
+    DEF_BIN_V(eq_##s, T, uint8_t, x == y)                                                            \
+    DEF_BIN_V(ne_##s, T, uint8_t, x != y)                                                            \
+    DEF_BIN_V(gt_##s, T, uint8_t, x > y)                                                             \
+    DEF_BIN_V(ge_##s, T, uint8_t, x >= y)                                                            \
+    DEF_BIN_V(lt_##s, T, uint8_t, x < y)                                                             \
+    DEF_BIN_V(le_##s, T, uint8_t, x <= y)                                                            \
+    DEF_BIN_V(max_##s, T, T, x > y ? x : y)                                                          \
+    DEF_BIN_V(min_##s, T, T, x < y ? x : y)                                                          \
+    DEF_UN_V(abs_##s, T, T, ISNEG(SG, x) ? (T)(0 - (UT)x) : x)                                      \
+    DEF_UN_V(inv_##s, T, T, (T)~x)                                                                   \
+    DEF_UN_V(neg_##s, T, T, (T)(0 - (UT)x))                                                          \
     DEF_UN(sign_##s, T, T, (T)((x > 0) - ISNEG(SG, x)))                                           \
-    DEF_UN(sq_##s, T, T, (T)((UT)x * (UT)x))                                                       \
+    DEF_UN_V(sq_##s, T, T, (T)((UT)x * (UT)x))                                                       \
     DEF_UN(true_##s, T, uint8_t, ((void)x, 1))                                                     \
     DEF_UN(false_##s, T, uint8_t, ((void)x, 0))
 
@@ -190,8 +206,8 @@ enum { EK_i8 = EK_I8, EK_i16 = EK_I16, EK_i32 = EK_I32, EK_i64 = EK_I64,
 
 /* ------------------------------------------------------------------ bool */
 
-DEF_BIN(and_b, uint8_t, uint8_t, (uint8_t)(x & y))
-DEF_BIN(or_b, uint8_t, uint8_t, (uint8_t)(x | y))
+DEF_BIN_V(and_b, uint8_t, uint8_t, (uint8_t)(x & y))
+DEF_BIN_V(or_b, uint8_t, uint8_t, (uint8_t)(x | y))
 DEF_BIN(xor_b, uint8_t, uint8_t, (uint8_t)(x ^ y))
 DEF_BIN(eq_b, uint8_t, uint8_t, x == y)
 DEF_BIN(ne_b, uint8_t, uint8_t, x != y)
@@ -246,26 +262,26 @@ FLOAT_HELPERS(f32, float, f)
 FLOAT_HELPERS(f64, double, )
 
 #define FLOAT_KERNELS(s, T, F)                                                                     \
-    DEF_BIN(add_##s, T, T, x + y)                                                                  \
-    DEF_BIN(sub_##s, T, T, x - y)                                                                  \
-    DEF_BIN(mul_##s, T, T, x * y)                                                                  \
-    DEF_BIN(div_##s, T, T, x / y)                                                                  \
+    DEF_BIN_V(add_##s, T, T, x + y)                                                                  \
+    DEF_BIN_V(sub_##s, T, T, x - y)                                                                  \
+    DEF_BIN_V(mul_##s, T, T, x * y)                                                                  \
+    DEF_BIN_V(div_##s, T, T, x / y)                                                                  \
     DEF_BIN(fdiv_k_##s, T, T, fdiv_##s(x, y))                                                      \
     DEF_BIN(rem_k_##s, T, T, rem_##s(x, y))                                                        \
-    DEF_BIN(copysign_##s, T, T, copysign##F(x, y))                                                 \
-    DEF_BIN(eq_##s, T, uint8_t, x == y)                                                            \
-    DEF_BIN(ne_##s, T, uint8_t, x != y)                                                            \
-    DEF_BIN(gt_##s, T, uint8_t, x > y)                                                             \
-    DEF_BIN(ge_##s, T, uint8_t, x >= y)                                                            \
-    DEF_BIN(lt_##s, T, uint8_t, x < y)                                                             \
-    DEF_BIN(le_##s, T, uint8_t, x <= y)                                                            \
-    DEF_BIN(max_##s, T, T, (x > y || x != x) ? x : y)                                              \
-    DEF_BIN(min_##s, T, T, (x < y || x != x) ? x : y)                                              \
-    DEF_UN(abs_##s, T, T, fabs##F(x))                                                              \
-    DEF_UN(neg_##s, T, T, -x)                                                                      \
+    DEF_BIN_V(copysign_##s, T, T, copysign##F(x, y))                                                 \
+    DEF_BIN_V(eq_##s, T, uint8_t, x == y)                                                            \
+    DEF_BIN_V(ne_##s, T, uint8_t, x != y)                                                            \
+    DEF_BIN_V(gt_##s, T, uint8_t, x > y)                                                             \
+    DEF_BIN_V(ge_##s, T, uint8_t, x >= y)                                                            \
+    DEF_BIN_V(lt_##s, T, uint8_t, x < y)                                                             \
+    DEF_BIN_V(le_##s, T, uint8_t, x <= y)                                                            \
+    DEF_BIN_V(max_##s, T, T, (x > y || x != x) ? x : y)                                              \
+    DEF_BIN_V(min_##s, T, T, (x < y || x != x) ? x : y)                                              \
+    DEF_UN_V(abs_##s, T, T, fabs##F(x))                                                              \
+    DEF_UN_V(neg_##s, T, T, -x)                                                                      \
     DEF_UN(sign_k_##s, T, T, sign_##s(x))                                                          \
-    DEF_UN(sq_##s, T, T, x * x)                                                                    \
-    DEF_UN(recip_##s, T, T, (T)1 / x)                                                              \
+    DEF_UN_V(sq_##s, T, T, x * x)                                                                    \
+    DEF_UN_V(recip_##s, T, T, (T)1 / x)                                                              \
     DEF_UN(ceil_##s, T, T, ceil##F(x))                                                             \
     DEF_UN(floor_##s, T, T, floor##F(x))                                                           \
     DEF_UN(trunc_##s, T, T, trunc##F(x))                                                           \
@@ -278,7 +294,7 @@ FLOAT_HELPERS(f64, double, )
 FLOAT_KERNELS(f32, float, f)
 FLOAT_KERNELS(f64, double, )
 
-KSIG(sqrt_f32)
+EW_CLONES KSIG_PLAIN(sqrt_f32)
 {
     float *restrict d = dv;
     const float *restrict pa = av;
@@ -290,7 +306,7 @@ KSIG(sqrt_f32)
     for (; i < n; i++) d[i] = sqrtf(pa[i]);
 }
 
-KSIG(sqrt_f64)
+EW_CLONES KSIG_PLAIN(sqrt_f64)
 {
     double *restrict d = dv;
     const double *restrict pa = av;
@@ -528,7 +544,7 @@ static inline float cv_h_C(ew_c128 x) { return ew_h2f(ew_d2h(creal(x))); }
     X(f64, double, double, F, D, DT) X(c64, ew_c64, ew_c128, C, D, DT)                             \
     X(c128, ew_c128, ew_c128, C, D, DT)
 
-#define DEF_CAST(s, ST, WT, CL, D, DT) DEF_UN(cast_##s##_##D, ST, DT, cv_##D##_##CL((WT)x))
+#define DEF_CAST(s, ST, WT, CL, D, DT) DEF_UN_(KSIG_PLAIN, cast_##s##_##D, ST, DT, cv_##D##_##CL((WT)x))
 #define DEF_CASTS(D, DT) EW_SRCS(DEF_CAST, D, DT)
 DEF_CASTS(b, uint8_t)
 DEF_CASTS(i8, int8_t)
@@ -595,7 +611,7 @@ DEF_WHERE(where_1, uint8_t)
 DEF_WHERE(where_2, uint16_t)
 DEF_WHERE(where_4, uint32_t)
 DEF_WHERE(where_8, uint64_t)
-KSIG(where_16)
+KSIG_PLAIN(where_16)
 {
     ew_b16 *restrict d = dv;
     const uint8_t *restrict pc = av;
