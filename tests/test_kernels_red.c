@@ -540,7 +540,11 @@ TEST(merge_with_empty)
             case ZC_FLOAT64: *(double *)p = v; break;
             case ZC_COMPLEX64: ((float *)p)[0] = (float)v; ((float *)p)[1] = (float)(v / 2); break;
             case ZC_COMPLEX128: ((double *)p)[0] = v; ((double *)p)[1] = v / 2; break;
-            default: memcpy(p, &v, DT[di].size); break; /* little endian */
+            default: {
+                int64_t w = v; /* little endian: the low bytes are the narrower integer */
+                memcpy(p, &w, DT[di].size);
+                break;
+            }
             }
         }
         for (int op = 0; op < RED_END_; op++) {
