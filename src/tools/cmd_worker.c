@@ -1,0 +1,61 @@
+/* tools/cmd_worker.c — `zcube worker PLAN.json --op N --blocks A:B`: run one
+ * slice of a saved plan in this process (what processes, MPI ranks and batch
+ * jobs call). The plan comes from zc_plan_save or `zcube eval --save-plan`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+
+static const char USAGE[] =
+    "usage: zcube worker PLAN.json --op N [--blocks A:B] [--threads T]\n"
+    "\n"
+    "Run tasks A..B-1 of operation N of a saved plan (zcube eval --save-plan).\n"
+    "The operations before N must have finished (in any processes). Each task\n"
+    "writes its own output chunk atomically, so slices of one operation may run\n"
+    "in parallel in different processes, and a slice can be run again after a failure.\n"
+    "\n"
+    "Options:\n"
+    "  --op N          operation number (see 'zcube eval --plan-only')\n"
+    "  --blocks A:B    task range (default: all tasks of the operation; A: or :B allowed)\n"
+    "  --threads T     threads in this process (default: all cores)\n"
+    "  -h, --help      this text\n";
+
+static int parse_i64(const char *s, long long *v)
+{
+    char *end;
+    *v = strtoll(s, &end, 10);
+    return end != s && !*end;
+}
+
+static int run(int argc, char **argv)
+{
+    const char *op_s = NULL, *blocks_s = NULL, *threads_s = NULL;
+    cli_opt opts[] = {{"op", 0, &op_s, NULL}, {"blocks", 0, &blocks_s, NULL}, {"threads", 0, &threads_s, NULL},
+                      {NULL, 0, NULL, NULL}};
+    const char *pos[1];
+    int npos;
+    int ec = cz_args(&cmd_worker, argc, argv, opts, pos, 1, 1, &npos);
+    if (ec >= 0) return ec;
+    long long op, first = 0, last = -1, threads = 0;
+    if (!op_s || !parse_i64(op_s, &op) || op < 0 || op > 1000000)
+        return cli_fail(CLI_EXIT_USAGE, "--op N is required (an operation number >= 0)");
+    if (threads_s && (!parse_i64(threads_s, &threads) || threads < 0 || threads > 4096))
+        return cli_fail(CLI_EXIT_USAGE, "bad --threads '%s'", threads_s);
+    if (blocks_s) {
+        const char *colon = strchr(blocks_s, ':');
+        char a[32] = "", b[32] = "";
+        if (!colon || (size_t)(colon - blocks_s) >= sizeof a || strlen(colon + 1) >= sizeof b)
+            return cli_fail(CLI_EXIT_USAGE, "bad --blocks '%s': expected A:B", blocks_s);
+        memcpy(a, blocks_s, (size_t)(colon - blocks_s));
+        strcpy(b, colon + 1);
+        if ((a[0] && (!parse_i64(a, &first) || first < 0)) || (b[0] && (!parse_i64(b, &last) || last < first)))
+            return cli_fail(CLI_EXIT_USAGE, "bad --blocks '%s': expected A:B with 0 <= A <= B", blocks_s);
+    }
+    int rc = zc_plan_run(pos[0], (int)op, first, last, (int)threads);
+    if (rc < 0) return cli_fail_zc(rc, "'%s' operation %lld", pos[0], op);
+    return 0;
+}
+
+const cli_command cmd_worker = {"worker", "run a slice (operation, task range) of a saved plan", USAGE, run};
