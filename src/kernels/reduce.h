@@ -4,11 +4,21 @@
  * blocks of its input into an accumulator block (the reduced axes have length 1),
  * later rounds merge accumulator blocks, and the last one finalizes. So an
  * accumulator is a fixed-size record per output element:
- *   sum/prod: the running value in the result dtype;  min/max: value (+ seen flag);
+ *   sum/prod: the running value in the result dtype (float16: in float32, as NumPy's
+ *   inner loop does; integers wrap like NumPy's);  min/max: the value, starting from
+ *   the identity (+inf / the type's max for min; no seen flag: an empty min reads as
+ *   the identity, callers never finalize one; float16 kept as float32);
  *   mean: (count, sum) in float64 or complex128;  var/std: (count, mean, M2) merged
- *   by Chan et al.'s formula;  argmin/argmax: (value, global index);
- *   any/all/count_nonzero: a count.
- * Intermediate rounds store accumulators as raw bytes (Zarr dtype r<8*acc_size>).
+ *   by Chan et al.'s formula;  argmin/argmax: (value, global index), index INT64_MAX
+ *   while empty;  any/all/count_nonzero: a count (all: of zeros).
+ * Layouts are in kernels/red_internal.h. Intermediate rounds store accumulators as
+ * raw bytes (Zarr dtype r<8*acc_size>), native byte order.
+ *
+ * None of these allocates. red_accum may be called several times on one accumulator
+ * block, with blocks in any order; red_merge in any order and tree shape: integer
+ * results are exact whatever the order, float ones equal to rounding, argmin/argmax
+ * keep the first occurrence (smallest global index; NaN is the extreme, first NaN
+ * wins), min/max propagate NaN. Sums over contiguous runs are pairwise like NumPy's.
  *
  *   red_init(op, in, acc, nout);
  *   red_accum(op, in, acc, ndim, shape, axes, block, index_base);   // per input block
