@@ -41,6 +41,7 @@ TEST(saved_plan_runs_in_slices)
     snprintf(path, sizeof path, "%s/work", dir);
     spec.work_dir = path;
     spec.allowed_mem = 64 << 20;
+    spec.reserved_mem = 4 << 20;
     zc_target t = {st, "mean", NULL, 3};
     char plan[600];
     snprintf(plan, sizeof plan, "%s/plan.json", dir);

@@ -28,6 +28,8 @@ typedef struct {
     unsigned char *dst;
     size_t group;           /* units per task */
     unsigned char **scratch; /* per slot: one decoded unit */
+    unsigned char **arena;   /* per slot: the stored bytes of a group of inner chunks */
+    size_t *arena_cap;
     shard_set shards;       /* sharded arrays: indexes of touched shards */
 } read_ctx;
 
@@ -75,7 +77,7 @@ static int read_group(void *vctx, size_t g, int slot)
     int64_t coords[GROUP_MAX][ZC_MAX_DIMS];
     int rc = 0;
     memset(reqs, 0, sizeof(store_req) * n);
-    size_t nreq = 0;
+    size_t nreq = 0, arena_need = 0;
     size_t reqi[GROUP_MAX];
     for (size_t i = 0; i < n; i++) {
         int64_t j[ZC_MAX_DIMS];
@@ -84,17 +86,36 @@ static int read_group(void *vctx, size_t g, int slot)
         skip[i] = false;
         if (a->m.sharded) {
             uint64_t off, len;
-            ZC_TRY(shard_set_locate(&r->shards, a, coords[i], keys[i], KEY_LEN, &off, &len));
+            const char *key;
+            ZC_TRY(shard_set_locate(&r->shards, a, coords[i], &key, &off, &len));
             if (off == UINT64_MAX) {
                 skip[i] = true;
                 continue;
             }
-            reqs[nreq] = (store_req){.key = keys[i], .offset = off, .length = len};
+            if (len > a->rchunk_nbytes * 2 + (1u << 20))
+                return zc__err(ZC_ECORRUPT, "array '%s': shard '%s' index gives an inner chunk of %llu bytes "
+                               "(decoded it is %zu)", a->path, key, (unsigned long long)len, a->rchunk_nbytes);
+            reqs[nreq] = (store_req){.key = key, .offset = off, .length = len};
+            arena_need += len;
         } else {
             ZC_TRY(zarr_chunk_key(a, coords[i], keys[i], KEY_LEN));
             reqs[nreq] = (store_req){.key = keys[i], .length = STORE_TO_END};
         }
         reqi[i] = nreq++;
+    }
+    if (arena_need) { /* inner chunk sizes are known: one reused buffer for all, no allocation per chunk */
+        if (arena_need > r->arena_cap[slot]) {
+            zc__free(r->arena[slot]);
+            r->arena_cap[slot] = 0;
+            if (!(r->arena[slot] = zc__malloc(arena_need))) return ZC_ENOMEM;
+            r->arena_cap[slot] = arena_need;
+        }
+        size_t off = 0;
+        for (size_t k = 0; k < nreq; k++) {
+            reqs[k].buf = r->arena[slot] + off;
+            reqs[k].buf_cap = (size_t)reqs[k].length;
+            off += (size_t)reqs[k].length;
+        }
     }
     if (nreq && (rc = store_get_many(a->st, reqs, nreq)) < 0) goto out;
     for (size_t i = 0; i < n; i++) {
@@ -143,7 +164,8 @@ static int read_group(void *vctx, size_t g, int slot)
         if (!direct) zarr_copy_nd(r->dst + dst_off, s->ostride, target + src_off, sstride, count, s->ndim, a->m.dtype.size);
     }
 out:
-    for (size_t i = 0; i < nreq; i++) zc__free(reqs[i].data);
+    for (size_t i = 0; i < nreq; i++)
+        if (reqs[i].data != reqs[i].buf) zc__free(reqs[i].data);
     return rc;
 }
 
@@ -177,7 +199,9 @@ int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
     int nslots = pool_width(p, width(a));
     if (a->m.sharded && (rc = shard_set_load(&r.shards, a, &r.s, p, width(a))) < 0) goto out;
     r.scratch = zc__calloc((size_t)nslots, sizeof(unsigned char *));
-    if (!r.scratch) {
+    r.arena = zc__calloc((size_t)nslots, sizeof(unsigned char *));
+    r.arena_cap = zc__calloc((size_t)nslots, sizeof(size_t));
+    if (!r.scratch || !r.arena || !r.arena_cap) {
         rc = ZC_ENOMEM;
         goto out;
     }
@@ -187,9 +211,13 @@ int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
     size_t ngroups = (r.s.nchunks + r.group - 1) / r.group;
     rc = pool_for(p, ngroups, width(a), read_group, &r);
 out:
-    if (r.scratch)
-        for (int i = 0; i < nslots; i++) zc__free(r.scratch[i]);
+    for (int i = 0; i < nslots; i++) {
+        if (r.scratch) zc__free(r.scratch[i]);
+        if (r.arena) zc__free(r.arena[i]);
+    }
     zc__free(r.scratch);
+    zc__free(r.arena);
+    zc__free(r.arena_cap);
     shard_set_free(&r.shards);
     zarr_sel_free(&r.s);
     return rc;

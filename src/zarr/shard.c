@@ -49,7 +49,6 @@ static int64_t find(const int64_t *ids, int64_t n, int64_t v)
 typedef struct {
     shard_set *ss;
     zc_zarr *a;
-    char (*keys)[KEY_LEN];
     store_req *reqs;      /* one per cache miss */
     size_t *which;        /* reqs[m] is touched shard which[m] */
     uint64_t *ids;        /* grid number of touched shard t */
@@ -107,13 +106,14 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
         if (ck_mul_sz(n, (size_t)k, &n)) return zc__err(ZC_EOVERFLOW, "number of shards overflows");
     }
     ss->nshards = n;
-    load_ctx l = {ss, a, NULL, NULL, NULL, NULL};
+    load_ctx l = {ss, a, NULL, NULL, NULL};
     size_t per = (size_t)a->inner_per_shard * 2, nmiss = 0;
     ss->index = zc__malloc_array(n, per * sizeof(uint64_t));
     ss->present = zc__calloc(n, sizeof(bool));
     l.ids = zc__malloc_array(n, sizeof(uint64_t));
+    ss->keys = zc__malloc_array(n, KEY_LEN);
     int rc = 0;
-    if (!ss->index || !ss->present || !l.ids) {
+    if (!ss->index || !ss->present || !l.ids || !ss->keys) {
         rc = ZC_ENOMEM;
         goto out;
     }
@@ -122,18 +122,17 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
         uint64_t size;
         shard_coord(ss, t, c);
         l.ids[t] = zarr_grid_id(a, c);
+        if ((rc = zarr_chunk_key(a, c, ss->keys[t], KEY_LEN)) < 0) goto out;
         if (shard_cache_get(a->index_cache, l.ids[t], ss->index + t * per, &ss->present[t], &size)) continue;
         if (!l.reqs) { /* first miss: room for all */
-            l.keys = zc__malloc_array(n, KEY_LEN);
             l.reqs = zc__calloc(n, sizeof(store_req));
             l.which = zc__malloc_array(n, sizeof(size_t));
-            if (!l.keys || !l.reqs || !l.which) {
+            if (!l.reqs || !l.which) {
                 rc = ZC_ENOMEM;
                 goto out;
             }
         }
-        if ((rc = zarr_chunk_key(a, c, l.keys[nmiss], KEY_LEN)) < 0) goto out;
-        l.reqs[nmiss] = (store_req){.key = l.keys[nmiss], .offset = 0, .length = a->index_nbytes,
+        l.reqs[nmiss] = (store_req){.key = ss->keys[t], .offset = 0, .length = a->index_nbytes,
                                     .from_end = a->m.index_at_end};
         l.which[nmiss++] = t;
     }
@@ -146,30 +145,30 @@ out:
     if (l.reqs)
         for (size_t m = 0; m < nmiss; m++) zc__free(l.reqs[m].data);
     zc__free(l.reqs);
-    zc__free(l.keys);
     zc__free(l.which);
     zc__free(l.ids);
     return rc;
 }
 
-int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord, char *key, size_t keysize,
-                     uint64_t *off, uint64_t *len)
+int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord, const char **key, uint64_t *off,
+                     uint64_t *len)
 {
     size_t t = 0;
-    int64_t inner = 0, sc[ZC_MAX_DIMS];
+    int64_t inner = 0;
     for (int d = 0; d < ss->ndim; d++) {
-        sc[d] = coord[d] / ss->ratio[d];
-        t = t * (size_t)ss->nids[d] + (size_t)find(ss->ids[d], ss->nids[d], sc[d]);
+        int64_t sc = coord[d] / ss->ratio[d];
+        t = t * (size_t)ss->nids[d] + (size_t)find(ss->ids[d], ss->nids[d], sc);
         inner = inner * ss->ratio[d] + coord[d] % ss->ratio[d];
     }
     *off = UINT64_MAX;
     *len = 0;
+    *key = ss->keys[t];
     if (!ss->present[t]) return 0;
     const uint64_t *e = ss->index + (t * (size_t)a->inner_per_shard + (size_t)inner) * 2;
     if (e[0] == UINT64_MAX && e[1] == UINT64_MAX) return 0;
     *off = e[0];
     *len = e[1];
-    return zarr_chunk_key(a, sc, key, keysize);
+    return 0;
 }
 
 void shard_set_free(shard_set *ss)
@@ -177,5 +176,6 @@ void shard_set_free(shard_set *ss)
     for (int d = 0; d < ZC_MAX_DIMS; d++) zc__free(ss->ids[d]);
     zc__free(ss->index);
     zc__free(ss->present);
+    zc__free(ss->keys);
     memset(ss, 0, sizeof *ss);
 }

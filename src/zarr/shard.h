@@ -16,6 +16,7 @@ typedef struct {
     int64_t nids[ZC_MAX_DIMS];
     size_t nshards;                 /* product of nids */
     uint64_t *index;                /* nshards × inner_per_shard × 2 */
+    char (*keys)[1024];             /* key of each touched shard, formatted once */
     bool *present;                  /* per touched shard: object exists */
 } shard_set;
 
@@ -23,8 +24,8 @@ typedef struct {
 int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int width);
 /* Where inner chunk `coord` (inner-grid coordinates) lives: shard key and byte
  * range; *off = UINT64_MAX if it is empty or its shard is absent. */
-int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord, char *key, size_t keysize,
-                     uint64_t *off, uint64_t *len);
+int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord, const char **key, uint64_t *off,
+                     uint64_t *len);
 void shard_set_free(shard_set *ss);
 
 /* Check a decoded index against the shard's size; names the shard on failure. */
