@@ -161,9 +161,14 @@ fi
 
 # ---- Ctrl-C cancels at the next task: one error line, exit 1
 CHECKS=$((CHECKS + 1))
-"$Z" eval 'sum(ones((400000, 8), chunks=(1, 8)))' -o "$TMP/int.zarr" -q >"$TMP/int.out" 2>"$TMP/int.err" &
+"$Z" eval 'sum(ones((400000, 8), chunks=(1, 8)))' -o "$TMP/int.zarr" -q --work-dir "$TMP/intwork" \
+    >"$TMP/int.out" 2>"$TMP/int.err" &
 ipid=$!
-sleep 1
+for _ in $(seq 200); do # interrupt once tasks run (the first intermediate exists), not while planning
+    [ -e "$TMP/intwork/op0" ] && break
+    sleep 0.1
+done
+sleep 0.2
 kill -INT $ipid 2>/dev/null
 ( sleep 30; kill -9 $ipid 2>/dev/null ) &
 guard=$!
