@@ -47,10 +47,10 @@ TEST(saved_plan_runs_in_slices)
     snprintf(plan, sizeof plan, "%s/plan.json", dir);
     CHECK_OK(zc_plan_save(&spec, 1, &m, &t, plan));
     /* run every operation in two slices, in order */
-    char *json;
+    char *json = NULL;
     CHECK_OK(zc_plan_json(&spec, 1, &m, NULL, &json));
     int nops = 0;
-    for (char *p = json; (p = strstr(p, "\"op\":")); p++) nops++;
+    for (char *p = json; p && (p = strstr(p, "\"op\":")); p++) nops++;
     zc_free(json);
     CHECK(nops >= 1);
     for (int op = 0; op < nops; op++) {
