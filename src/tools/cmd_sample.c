@@ -63,7 +63,7 @@ static const char USAGE[] =
     "  --reject-nan          draw again windows that contain NaN\n"
     "  --reject-fill         draw again windows that contain the fill value\n"
     "  --threads T           reading threads (default: all cores)\n"
-    "  --prefetch D          batches read ahead (default 2; 0 = none)\n"
+    "  --prefetch D          batches read ahead, 0..256 (default 2; 0 = none)\n"
     "  -o, --output DIR      folder for the .npy files (created if absent)\n"
     "  --bench               read only; print one JSON line: crops/s, decoded GB/s,\n"
     "                        bytes read, read amplification (bytes read / bytes\n"
@@ -72,7 +72,7 @@ static const char USAGE[] =
 
 #define MAX_SOURCES 64
 #define MAX_BATCH (1 << 20)
-#define MAX_PREFETCH 1024
+#define MAX_PREFETCH 256
 
 typedef struct {
     char name[64];      /* "" for the PATH form */
@@ -559,7 +559,6 @@ static int run(int argc, char **argv)
         if ((ec = cz_open_array(s->path, 0, &s->st, &s->arr, &s->info))) goto done;
         if ((ec = check_source(s, so.mode == ZC_SAMPLE_GRID))) goto done;
     }
-    if (out && (ec = make_dir(out))) goto done;
 
     ec = CLI_EXIT_RUNTIME;
     int rc = zc_sampler_create(&so, &smp);
@@ -598,6 +597,8 @@ static int run(int argc, char **argv)
         cli_fail_zc(rc, "--start %lld", (long long)start);
         goto done;
     }
+    if (out && (ec = make_dir(out))) goto done;
+    ec = CLI_EXIT_RUNTIME;
     zc_sampler_stats_t st0, st1;
     if ((rc = zc_sampler_stats(smp, &st0)) < 0) {
         cli_fail_zc(rc, "sampler statistics");

@@ -316,6 +316,16 @@ expect_ok sample "$TMP/grid" --window 4,4 --mode grid --overlap 2,1 --batch 4 --
         cmp -s "$TMP/gr/origins_$s.npy" "$TMP/gr2/origins_$s.npy" || fail "grid batch $s alone differs"
     done
 
+# 0-d array: the window is the whole (scalar) array
+if expect_ok create "$TMP/zerod" --shape "" --dtype float64 --zarr-format 3 --fill-value 2.5; then
+    expect_ok sample "$TMP/zerod" --window "" --batch 1 --batches 2 --seed 1 -o "$TMP/z0" &&
+        "$PY" - "$TMP/z0" <<'EOF' || fail "0-d sample: $(ls "$TMP/z0")"
+import sys, numpy as np
+b, o = np.load(f"{sys.argv[1]}/batch_1.npy"), np.load(f"{sys.argv[1]}/origins_1.npy")
+sys.exit(0 if b.shape == (1,) and b[0] == 2.5 and o.shape == (1, 0) else 1)
+EOF
+fi
+
 # ---- several sources aligned through shared dimension names
 A="$TMP/A"
 if expect_ok create "$A" --shape 20,30,40 --chunks 3,7,9 --dtype int32 --zarr-format 3 --dimension-names time,y,x &&
@@ -390,6 +400,7 @@ expect_fail 2 "bad --seed" sample "$V2" --window $W --batches 1 --seed 184467440
 expect_fail 2 "bad --start" sample "$V2" --window $W --batches 1 --seed 1 --start x --bench
 expect_fail 2 "bad --mode" sample "$V2" --window $W --batches 1 --seed 1 --mode tiles --bench
 expect_fail 2 "bad --prefetch" sample "$V2" --window $W --batches 1 --seed 1 --prefetch -1 --bench
+expect_fail 2 "bad --prefetch" sample "$V2" --window $W --batches 1 --seed 1 --prefetch 257 --bench
 expect_fail 2 "bad --threads" sample "$V2" --window $W --batches 1 --seed 1 --threads many --bench
 expect_fail 2 "bad --window" sample "$V2" --window 4,0,16,5 --batches 1 --seed 1 --bench
 expect_fail 2 "4 dimensions" sample "$V2" --window 4,16,16 --batches 1 --seed 1 --bench
@@ -411,6 +422,8 @@ expect_fail 2 "--window goes with PATH" sample --source a="$V2":$W --window $W -
 expect_fail 1 "nope" sample "$TMP/nope" --window 1 --batches 1 --seed 1 --bench
 expect_fail 1 "" sample "$V2" --window 10,16,16,5 --batches 1 --seed 1 --bench
 expect_fail 1 "fewer than one batch" sample "$TMP/tiny" --window 2,3 --batch 26 --batches 1 --seed 1 --bench
+expect_fail 1 "fewer than one batch" sample "$TMP/tiny" --window 2,3 --batch 26 --batches 1 --seed 1 -o "$TMP/nodir"
+[ -e "$TMP/nodir" ] && fail "a failed sample left its -o folder behind"
 touch "$TMP/afile"
 expect_fail 1 "not a folder" sample "$V2" --window $W --batches 1 --seed 1 -o "$TMP/afile"
 expect_fail 1 "not a Zarr array" sample "$TMP" --window 1 --batches 1 --seed 1 --bench
