@@ -3,6 +3,7 @@
  * Strides are in bytes and may be any positive value (selection steps fold
  * into them). Dimensions that are contiguous on both sides are merged first,
  * so the innermost loop is one memcpy wherever the layout allows. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "zarr/copy.h"
@@ -57,9 +58,28 @@ void zarr_copy_nd(void *dst, const int64_t *dstride, const void *src, const int6
     }
     int64_t idx[ZC_MAX_DIMS] = {0};
     int last = m - 1;
+    /* Contiguous runs in the innermost dim under a second dim: copy the second dim
+     * here, with fixed-size copies for short runs (a small chunk's rows landing in
+     * a window are often 16 or 32 bytes; a memcpy call each costs more than the copy). */
+    bool rows = m >= 2 && ds[last] == (int64_t)isz && ss[last] == (int64_t)isz;
+    size_t run = (size_t)n[last] * isz;
+    int outer = rows ? last - 1 : last;
     for (;;) {
-        copy_inner(dp, ds[last], sp, ss[last], n[last], isz);
-        int d = last - 1;
+        if (rows) {
+            int64_t reps = n[outer], dso = ds[outer], sso = ss[outer];
+            unsigned char *d = dp;
+            const unsigned char *q = sp;
+            switch (run) {
+            case 8: for (int64_t i = 0; i < reps; i++, d += dso, q += sso) memcpy(d, q, 8); break;
+            case 16: for (int64_t i = 0; i < reps; i++, d += dso, q += sso) memcpy(d, q, 16); break;
+            case 32: for (int64_t i = 0; i < reps; i++, d += dso, q += sso) memcpy(d, q, 32); break;
+            case 64: for (int64_t i = 0; i < reps; i++, d += dso, q += sso) memcpy(d, q, 64); break;
+            default: for (int64_t i = 0; i < reps; i++, d += dso, q += sso) memcpy(d, q, run); break;
+            }
+        } else {
+            copy_inner(dp, ds[last], sp, ss[last], n[last], isz);
+        }
+        int d = outer - 1;
         while (d >= 0) {
             idx[d]++;
             dp += ds[d];
