@@ -267,7 +267,9 @@ TEST(memory_contract_on_array_16x_allowed)
     char *json = NULL;
     CHECK_OK(zc_report_json(rep, &json));
     printf("rss before %ld MB, after %ld MB\n%s\n", before, after, json);
+#ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory and quarantine inflate RSS */
     CHECK(after <= 2 * 32 + 80); /* threads × allowed_mem + fixed overhead (binary, pools, malloc arenas) */
+#endif
     /* measured ≤ projected for every operation */
     json_error_t err;
     json_t *doc = json_loads(json, 0, &err);
