@@ -6,8 +6,8 @@
 #
 #   usage: bash bench/read_bench.sh [BUILD_DIR]
 #
-#   BUILD_DIR      a CMake build dir of this repo (default: build-bench); built
-#                  (target bench_read) if bench/bench_read is missing there.
+#   BUILD_DIR      a CMake build dir of this repo (default: build-bench);
+#                  configured if needed, target bench_read (re)built.
 #   BENCH_SCALE    size of each array: 1 = (256, 1024, 1024) float32 = 1 GiB
 #                  (default 1; 0.25 = 256 MiB). Data needs ~2.6 GiB × scale.
 #   BENCH_CACHE    cold, warm or both (default both). cold drops the page cache
@@ -39,10 +39,13 @@ run=()
 
 log() { echo "read_bench: $*" >&2; }
 
-if [[ ! -x $build/bench/bench_read ]]; then
-    log "building bench_read in $build"
+if [[ ! -f $build/Makefile ]]; then
+    log "configuring $build"
     cmake -S "$root" -B "$build" -DZC_WERROR=ON >&2
-    make -C "$build" -j2 bench_read >&2
+fi
+if ! make -C "$build" -j2 bench_read >&2; then
+    [[ -x $build/bench/bench_read ]] || { log "cannot build bench_read"; exit 1; }
+    log "WARNING: rebuilding bench_read failed; using the existing binary"
 fi
 
 keep=${BENCH_KEEP:-0}
