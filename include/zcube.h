@@ -122,6 +122,32 @@ ZC_API const char *zc_dtype_name(zc_dtype dtype);
 /** Parse a dtype name: v3 names ("int16"), NumPy strings ("<i2", "|S7", "U13", "f8"). */
 ZC_API int zc_dtype_parse(const char *name, zc_dtype *dtype, size_t *itemsize);
 
+/* Type promotion and limits (the array API's result_type, can_cast, finfo, iinfo),
+ * over bool, integer, float and complex dtypes; others fail with ZC_EINVAL. */
+/** The dtype of combining n >= 1 dtypes by the array API's promotion rules (mixed
+ *  int64/uint64 promote to float64, like NumPy). ZC_EINVAL names a pair that does not promote. */
+ZC_API int zc_result_type(int n, const zc_dtype *dtypes, zc_dtype *out);
+/** *result = 1 if `from` casts to `to` by promotion (result_type(from, to) == to), else 0. */
+ZC_API int zc_can_cast(zc_dtype from, zc_dtype to, int *result);
+/** Limits of a floating-point dtype (complex: of its real component, dtype says which). */
+typedef struct {
+    int bits;               /* bits of the (real) type */
+    double eps;             /* difference between 1.0 and the next larger value */
+    double max;             /* largest finite value */
+    double min;             /* smallest finite value (-max) */
+    double smallest_normal; /* smallest positive normal value */
+    zc_dtype dtype;         /* the real floating-point dtype described */
+} zc_finfo_t;
+ZC_API int zc_finfo(zc_dtype dtype, zc_finfo_t *info);
+/** Limits of an integer dtype (not bool). */
+typedef struct {
+    int bits;
+    int64_t min;   /* 0 for unsigned types */
+    uint64_t max;
+    zc_dtype dtype;
+} zc_iinfo_t;
+ZC_API int zc_iinfo(zc_dtype dtype, zc_iinfo_t *info);
+
 /* ===================================================================== 5. Stores */
 
 typedef struct zc_store zc_store;
@@ -496,6 +522,77 @@ ZC_API int zc_getitem(zc_array *a, const zc_index *idx, int nidx, zc_array **out
 /** Change the chunking (multistage through intermediates when needed to stay in memory). */
 ZC_API int zc_rechunk(zc_array *a, const int64_t *chunks, zc_array **out);
 
+/* ---- manipulation (array API 2023.12; NumPy is the reference for details) ----
+ * Axes may be negative (counted from the end); an axis out of range, shapes that
+ * do not fit and negative counts fail with ZC_EINVAL naming the function and the
+ * values. Results are lazy like every other array: no data moves until compute.
+ * Where an axis may be None, ZC_AXIS_NONE says so (the array is flattened in C
+ * order first, as NumPy does). Functions that change nothing (a roll by 0, a
+ * reshape to the same shape) may return `x` itself with one more reference. */
+#define ZC_AXIS_NONE INT32_MIN
+/** C-order reshape; one entry of shape may be -1 (inferred). Output chunks follow
+ *  the input's where dims are only merged or split. */
+ZC_API int zc_reshape(zc_array *x, int ndim, const int64_t *shape, zc_array **out);
+/** Output dim d is input dim axes[d] (naxes == ndim, each axis once). */
+ZC_API int zc_permute_dims(zc_array *x, const int *axes, int naxes, zc_array **out);
+/** Move axes source[i] to positions destination[i] (n of each), the others keep their order. */
+ZC_API int zc_moveaxis(zc_array *x, const int *source, const int *destination, int n, zc_array **out);
+/** Swap the last two axes (ndim >= 2). */
+ZC_API int zc_matrix_transpose(zc_array *x, zc_array **out);
+/** A new axis of size 1 at `axis` (in -ndim-1 .. ndim). */
+ZC_API int zc_expand_dims(zc_array *x, int axis, zc_array **out);
+/** Remove size-1 axes (naxes 0 = every size-1 axis); an axis of another size is an error. */
+ZC_API int zc_squeeze(zc_array *x, const int *axes, int naxes, zc_array **out);
+/** Broadcast to `shape` (ndim >= x's; NumPy rules). Nothing is copied until computed. */
+ZC_API int zc_broadcast_to(zc_array *x, int ndim, const int64_t *shape, zc_array **out);
+/** Join n >= 1 arrays along an existing axis (ZC_AXIS_NONE: flatten each first);
+ *  shapes must agree except along the axis; the dtype is their result_type. */
+ZC_API int zc_concat(int n, zc_array *const *arrays, int axis, zc_array **out);
+/** Join n >= 1 arrays of one shape along a new axis (in -ndim-1 .. ndim). */
+ZC_API int zc_stack(int n, zc_array *const *arrays, int axis, zc_array **out);
+/** Reverse the order along axes (naxes 0 = all). */
+ZC_API int zc_flip(zc_array *x, const int *axes, int naxes, zc_array **out);
+/**
+ * Roll elements along axes: out[i] = x[i - shift] (cyclic). naxes 0 = the flattened
+ * array (nshifts must be 1); else nshifts == naxes, or 1 shift for every axis.
+ */
+ZC_API int zc_roll(zc_array *x, const int64_t *shifts, int nshifts, const int *axes, int naxes, zc_array **out);
+/** Repeat each element `repeats` >= 0 times along axis (ZC_AXIS_NONE: flattened). */
+ZC_API int zc_repeat(zc_array *x, int64_t repeats, int axis, zc_array **out);
+/** Tile x reps[i] >= 0 times along each dim (NumPy: shorter reps or x are padded with leading 1s). */
+ZC_API int zc_tile(zc_array *x, const int64_t *reps, int nreps, zc_array **out);
+/**
+ * Elements at `indices` (n of them, known now: a C buffer, copied; negative ones
+ * count from the end) along axis (ZC_AXIS_NONE: of the flattened array). To take
+ * by a lazy array of indices, compute it first with zc_compute_buffer.
+ */
+ZC_API int zc_take(zc_array *x, const int64_t *indices, int64_t n, int axis, zc_array **out);
+/**
+ * n-th discrete difference along axis (n >= 0): out = x[1:] - x[:-1], n times
+ * (not_equal for bool). prepend/append (NULL = none) are joined to x along axis
+ * first; a 0-d one is broadcast to length 1 there.
+ */
+ZC_API int zc_diff(zc_array *x, int axis, int n, zc_array *prepend, zc_array *append, zc_array **out);
+/** Lower/upper triangle of the last two dims: elements with col - row <= k (tril) / >= k (triu), others 0. */
+ZC_API int zc_tril(zc_array *x, int64_t k, zc_array **out);
+ZC_API int zc_triu(zc_array *x, int64_t k, zc_array **out);
+/** Arrays of x's shape and chunks; dtype ZC_DTYPE_INVALID = x's dtype. empty_like gives zeros. */
+ZC_API int zc_zeros_like(zc_array *x, zc_dtype dtype, zc_array **out);
+ZC_API int zc_ones_like(zc_array *x, zc_dtype dtype, zc_array **out);
+ZC_API int zc_empty_like(zc_array *x, zc_dtype dtype, zc_array **out);
+ZC_API int zc_full_like(zc_array *x, double value, zc_dtype dtype, zc_array **out);
+/**
+ * Cumulative sum/product along axis (ZC_AXIS_NONE only for 0-d and 1-D x). dtype
+ * ZC_DTYPE_INVALID = the array API default (signed ints and bool → int64, unsigned
+ * → uint64, floats and complex keep theirs). include_initial: the result starts with
+ * the identity (0 or 1) and is one longer along axis. Two passes: totals of each
+ * block along axis (materialized), then every block scans from the carry of the
+ * blocks before it; integers are exact whatever the chunks (wrapping like NumPy),
+ * floats are accumulated in float64 (complex128).
+ */
+ZC_API int zc_cumulative_sum(zc_array *x, int axis, zc_dtype dtype, int include_initial, zc_array **out);
+ZC_API int zc_cumulative_prod(zc_array *x, int axis, zc_dtype dtype, int include_initial, zc_array **out);
+
 /* ---- computing ---- */
 typedef struct {
     int64_t op;          /* operation number in the plan */
@@ -508,7 +605,8 @@ typedef struct {
     unsigned struct_size;   /* sizeof(zc_spec) */
     const char *work_dir;   /* intermediates; NULL = $TMPDIR/zcube-work-<pid> */
     size_t allowed_mem;     /* bytes one task may use, all included; default 2 GiB */
-    size_t reserved_mem;    /* part of allowed_mem kept for the runtime; default 64 MiB */
+    size_t reserved_mem;    /* part of allowed_mem kept for the runtime (and for intermediates
+                               small enough to stay in memory: up to half of it); default 64 MiB */
     int nthreads;           /* 0 = all cores */
     int resume;             /* keep work_dir and skip output chunks already written */
     int max_retries;        /* per task, on IO errors; default 2 */

@@ -290,6 +290,13 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     int rc = 0;
     bool need_work = false;
     for (int k = 0; k < p.nstages; k++) need_work |= p.stages[k].target < 0;
+    /* Small intermediates (reduction partials, mostly) stay in memory, inside
+     * reserved_mem: a file per tiny chunk costs far more than computing it. */
+    bool in_memory = !spec->resume && (size_t)p.intermediate_bytes <= spec->reserved_mem / 2;
+    if (need_work && in_memory) {
+        static atomic_int mem_counter;
+        snprintf(work_dir, sizeof work_dir, "memory://zcube-work-%d-%d", (int)getpid(), atomic_fetch_add(&mem_counter, 1));
+    }
     if (need_work && (rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work)) < 0) {
         zc__err_wrap(rc, "work directory");
         plan_free(&p);
@@ -312,7 +319,7 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     }
     exec_finish(&p);
     zc_store_close(work);
-    if (need_work && !spec->resume) nftw(work_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (need_work && !spec->resume && !in_memory) nftw(work_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     return rc;
 }
 

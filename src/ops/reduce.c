@@ -19,7 +19,8 @@ static int make_round(zc_array *in, red_op op, zc_dtype in_dtype, uint64_t axes,
                       double ddof, zc_array **out)
 {
     int nd = in->ndim, nred = 0;
-    for (int d = 0; d < nd; d++) nred += (axes >> d) & 1;
+    for (int d = 0; d < nd; d++) /* axes with one block need no split */
+        nred += ((axes >> d) & 1) && ck_ceildiv(in->shape[d], in->chunks[d]) > 1;
     /* spread the split over the reduced axes: about SPLIT^(1/nred) each */
     int64_t per = REDUCE_SPLIT_BLOCKS;
     if (nred > 1) {
@@ -40,7 +41,7 @@ static int make_round(zc_array *in, red_op op, zc_dtype in_dtype, uint64_t axes,
         if (!((axes >> d) & 1)) continue;
         int64_t nb = ck_ceildiv(in->shape[d], in->chunks[d]);
         if (nb < 1) nb = 1;
-        split[d] = per;
+        split[d] = nb > 1 ? per : 1;
         shape[d] = ck_ceildiv(nb, per);
         chunks[d] = 1;
         if (shape[d] > 1) last = false;
