@@ -3,16 +3,21 @@
  *
  * Input layout:
  *   byte 0   < 0xC0: one codec, fuzz_codec_configs[byte 0 % fuzz_ncodec_configs];
- *            >= 0xC0: a chain, fuzz_chains[(byte 0 - 0xC0) % fuzz_nchains]
+ *            0xC0..0xFE: a chain, fuzz_chains[(byte 0 - 0xC0) % fuzz_nchains];
+ *            0xFF: a codec spec string (codec_spec_parse, "blosc:zstd:5:shuffle")
  *   byte 1   one codec: the output capacity (see pick_cap);
- *            a chain: the chunk shape (fuzz_decode_shape)
- *   rest     the encoded bytes
+ *            a chain: the chunk shape (fuzz_decode_shape);
+ *            a spec: bit 0 the Zarr format (2 or 3), bits 1-2 the element size
+ *   rest     the encoded bytes (a spec: the spec text, up to a NUL)
  *
  * One codec: decode into a buffer of exactly the chosen capacity (so ASan
  * sees any write past it); it must not claim to have written more than the
  * capacity, and when decoded_size knew the size, a successful decode gives
  * exactly that many bytes. to_json runs in both spellings. A chain decodes
- * into a buffer of exactly the chunk's size. */
+ * into a buffer of exactly the chunk's size. A spec string that parses must
+ * give the JSON shape its format uses (v3: a list; v2: {compressor, filters});
+ * for v3 the list after a "bytes" codec then makes a chain that must round
+ * trip a 1000-element pattern whenever it creates and encodes. */
 #include <string.h>
 
 #include "fuzz.h"
@@ -90,10 +95,54 @@ static void chain(const fuzz_chain_spec *spec, uint8_t sel, const uint8_t *src, 
     codec_chain_free(ch);
 }
 
+static void spec(uint8_t sel, const uint8_t *src, size_t n)
+{
+    static const zc_dtype types[4] = {ZC_UINT8, ZC_INT16, ZC_FLOAT32, ZC_INT64};
+    int fmt = 2 + (sel & 1);
+    zc_dtype type = types[(sel >> 1) & 3];
+    char *text = malloc(n + 1);
+    FUZZ_CHECK(text != NULL, "out of memory");
+    memcpy(text, src, n);
+    text[n] = 0;
+    int64_t shape[1] = {1000};
+    codec_ctx ctx;
+    FUZZ_CHECK(fuzz_ctx(type, 0, 1, shape, 3, &ctx) == 0, "ctx");
+    json_t *j = NULL;
+    if (codec_spec_parse(text, fmt, ctx.dtype.size, &j) != 0) {
+        free(text);
+        return;
+    }
+    FUZZ_CHECK(fmt == 3 ? json_is_array(j) : json_is_object(j), "spec '%s' gave the wrong JSON type", text);
+    if (fmt == 3 && text[0] != '[' && text[0] != '{') {
+        /* a short spec: [bytes] + its list must be a working chain */
+        json_t *list = json_pack("[{s:s, s:{s:s}}]", "name", "bytes", "configuration", "endian", "little");
+        FUZZ_CHECK(list && json_array_extend(list, j) == 0, "out of memory");
+        codec_chain *ch;
+        int rc = codec_chain_create(list, &ctx, &ch);
+        FUZZ_CHECK(rc == 0, "spec '%s' parses but makes no chain: %s", text, zc_errmsg());
+        unsigned char *a = malloc(ctx.nbytes), *b = malloc(ctx.nbytes);
+        FUZZ_CHECK(a && b, "out of memory");
+        for (size_t i = 0; i < ctx.nbytes; i++) a[i] = (unsigned char)((i / 7) ^ (i % 3));
+        zc_buf e = {NULL, 0, 0};
+        rc = codec_chain_encode(ch, a, ctx.nbytes, &e);
+        FUZZ_CHECK(rc == 0, "spec '%s': encode fails: %s", text, zc_errmsg());
+        rc = codec_chain_decode(ch, e.data, e.size, b, ctx.nbytes);
+        FUZZ_CHECK(rc == 0 && !memcmp(a, b, ctx.nbytes), "spec '%s' does not round trip: %s", text, zc_errmsg());
+        buf_free(&e);
+        free(a);
+        free(b);
+        codec_chain_free(ch);
+        json_decref(list);
+    }
+    json_decref(j);
+    free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2) return 0;
-    if (data[0] < 0xC0) one_codec(&fuzz_codec_configs[data[0] % fuzz_ncodec_configs], data[1], data + 2, size - 2);
+    if (data[0] == 0xFF) spec(data[1], data + 2, size - 2);
+    else if (data[0] < 0xC0) one_codec(&fuzz_codec_configs[data[0] % fuzz_ncodec_configs], data[1], data + 2, size - 2);
     else chain(&fuzz_chains[(size_t)(data[0] - 0xC0) % fuzz_nchains], data[1], data + 2, size - 2);
     return 0;
 }

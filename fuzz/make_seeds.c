@@ -166,6 +166,16 @@ static void codec_seeds(void)
                 free(p);
             }
     }
+    /* codec spec strings (byte 0 0xFF; byte 1: format and element size) */
+    static const char *const specs[] = {"zstd:3", "blosc:lz4:5:shuffle", "blosc:zstd:9:bitshuffle", "gzip,crc32c",
+                                        "none", "none,crc32c", "lz4:7", "bz2:1", "zlib:0", "blosc:blosclz:1:auto",
+                                        "[{\"name\":\"zstd\"}]", "{\"id\":\"zlib\",\"level\":1}"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        unsigned char head[2] = {0xFF, (unsigned char)(specs[i][0] == '{' ? 2 * (i % 4) : 1 + 2 * (i % 4))};
+        char name[64];
+        snprintf(name, sizeof name, "spec%02zu", i);
+        write_seed("codec_decode", name, head, 2, specs[i], strlen(specs[i]));
+    }
     /* chains, on a few shapes */
     for (size_t i = 0; i < fuzz_nchains; i++)
         for (uint8_t s = 2; s < 10; s += 3) {
