@@ -152,9 +152,11 @@ static int parse_json(const char *spec, int zarr_format, json_t **out)
     if (json_is_object(j)) {
         json_object_foreach(j, key, v) {
             if (strcmp(key, "compressor") && strcmp(key, "filters")) {
+                /* the message first: key lives in j */
+                int rc = zc__err(ZC_EINVAL, "codec spec '%s': unknown key '%s' (a v2 spec is a compressor object "
+                                 "{\"id\": ...} or {\"compressor\": ..., \"filters\": [...]})", spec, key);
                 json_decref(j);
-                return zc__err(ZC_EINVAL, "codec spec '%s': unknown key '%s' (a v2 spec is a compressor object "
-                               "{\"id\": ...} or {\"compressor\": ..., \"filters\": [...]})", spec, key);
+                return rc;
             }
         }
         json_t *c = json_object_get(j, "compressor"), *f = json_object_get(j, "filters");
