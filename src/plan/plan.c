@@ -8,8 +8,11 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "plan/manip.h"
 #include "plan/rechunk_plan.h"
 #include "zarr/zarr.h"
+
+#define TASK_BOOKKEEPING ((size_t)256 << 10)
 
 typedef struct {
     zc_array **v;
@@ -55,6 +58,8 @@ static const char *kind_name(const zc_array *a)
     case NODE_SLICE: return "getitem";
     case NODE_REDUCE: return red_op_name(a->p.reduce.op);
     case NODE_RECHUNK: return "rechunk";
+    case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
+    case NODE_SCAN: return manip_name(a);
     }
     return "?";
 }
@@ -166,9 +171,10 @@ static size_t proj_ew(const zc_array *root, const zc_array *n, const zc_range *s
     return total;
 }
 
-static size_t proj(const zc_array *a, const zc_range *sel)
+/* Bytes to compute a region of a from its inputs (a's own materialization aside:
+ * the stage that fills a computes it). */
+static size_t proj_compute(const zc_array *a, const zc_range *sel)
 {
-    if (a->stage >= 0) return proj_read(a, a->chunks, sel);
     switch (a->kind) {
     case NODE_ZARR: return proj_read(a, a->p.zarr.z->rchunk, sel);
     case NODE_EW: return proj_ew(a, a, sel);
@@ -186,8 +192,15 @@ static size_t proj(const zc_array *a, const zc_range *sel)
         return proj(in, isel);
     }
     case NODE_RECHUNK: return proj(a->inputs[0], sel);
+    case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
+    case NODE_SCAN: return manip_proj(a, sel, proj);
     default: return 0;
     }
+}
+
+static size_t proj(const zc_array *a, const zc_range *sel)
+{
+    return a->stage >= 0 ? proj_read(a, a->chunks, sel) : proj_compute(a, sel);
 }
 
 /* The largest block's projection (edge blocks are never larger than block 0). */
@@ -197,8 +210,10 @@ static size_t stage_projection(const zc_array *a)
     zc_range sel[ZC_MAX_DIMS];
     node_block_region(a, c0, sel);
     size_t out = node_chunk_bytes(a);
-    size_t mem = 2 * out; /* the block and its encoded form */
-    if (a->kind != NODE_REDUCE) return mem + proj(a, sel);
+    /* the block and its encoded form, plus the task's bookkeeping: selection plans,
+     * chunk keys and request arrays of a batched read (independent of data size) */
+    size_t mem = 2 * out + TASK_BOOKKEEPING;
+    if (a->kind != NODE_REDUCE) return mem + proj_compute(a, sel);
     /* a reduction task: accumulators + one input block at a time (+ its fused inputs) */
     const zc_array *in = a->inputs[0];
     size_t nacc = 1;
@@ -213,7 +228,7 @@ static size_t stage_projection(const zc_array *a)
 
 static void describe_fused(const zc_array *n, char *buf, size_t size, bool top)
 {
-    if (n->kind != NODE_EW && n->kind != NODE_SLICE && !(top && (n->kind == NODE_REDUCE || n->kind == NODE_RECHUNK)))
+    if (n->kind != NODE_EW && n->kind != NODE_SLICE && !manip_kind(n->kind) && !(top && (n->kind == NODE_REDUCE || n->kind == NODE_RECHUNK)))
         return;
     if (!top && n->stage >= 0) return;
     size_t k = strlen(buf);
@@ -262,8 +277,8 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
     if (!mat) { rc = ZC_ENOMEM; goto out; }
     for (int i = 0; i < l.n; i++) {
         zc_array *a = l.v[i];
-        if (a->kind == NODE_REDUCE || a->kind == NODE_RECHUNK) mat[i] = true;
-        if ((a->kind == NODE_EW || a->kind == NODE_SLICE) && l.consumers[i] > 1) mat[i] = true;
+        if (a->kind == NODE_REDUCE || a->kind == NODE_RECHUNK || a->kind == NODE_TOTALS) mat[i] = true;
+        if ((a->kind == NODE_EW || a->kind == NODE_SLICE || manip_kind(a->kind)) && l.consumers[i] > 1) mat[i] = true;
         for (int k = 0; k < a->ninputs; k++)
             if (a->kind == NODE_RECHUNK && !is_source(a->inputs[k])) mat[find(&l, a->inputs[k])] = true;
     }
