@@ -12,7 +12,7 @@
 #include "plan/rechunk_plan.h"
 #include "zarr/zarr.h"
 
-#define TASK_BOOKKEEPING ((size_t)256 << 10)
+#define TASK_BOOKKEEPING ((size_t)128 << 10)
 
 typedef struct {
     zc_array **v;
@@ -142,7 +142,7 @@ static size_t copy_projection(const zc_array *a, const int64_t *from, const int6
         sel[d] = (zc_range){0, e, 1};
         out *= (size_t)e;
     }
-    return 2 * out + proj_read(a, from, sel);
+    return 2 * out + TASK_BOOKKEEPING + proj_read(a, from, sel);
 }
 
 static void leaf_sel(const zc_array *root, const zc_array *l, const zc_range *sel, zc_range *lsel)
