@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "loader/perm.h"
+#include "plan/manip.h"
 #include "zarr/copy.h"
 
 int node_new(node_kind kind, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
@@ -65,6 +66,7 @@ void zc_array_release(zc_array *a)
         }
         if (a->kind == NODE_BUFFER) zc__free(a->p.buffer.data);
         if (a->kind == NODE_EW) node_unfuse_ew(a);
+        if (manip_kind(a->kind)) manip_free(a);
         zc__free(a);
         a = next;
     }
@@ -383,6 +385,8 @@ int node_compute_region(zc_array *a, const zc_range *sel, void *out)
     case NODE_SLICE: return slice_region(a, sel, out);
     case NODE_RECHUNK: return node_region(a->inputs[0], sel, out);
     case NODE_REDUCE: break;
+    case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
+    case NODE_SCAN: return manip_region(a, sel, out);
     }
     return zc__err(ZC_EINTERNAL, "a reduction's values were asked for before it was computed");
 }

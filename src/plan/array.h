@@ -16,7 +16,9 @@
  *   SLICE    basic indexing: per output dim an input dim with start/step, or a new axis
  *   REDUCE   one round of a tree reduction (see ops/reduce.c)
  *   RECHUNK  the same values with other chunks (one copy stage; multistage
- *            rechunks are chains of these, planned at compute time) */
+ *            rechunks are chains of these, planned at compute time)
+ *   RESHAPE, VIEW, CONCAT, GATHER, TOTALS, SCAN: manipulation and cumulative
+ *            functions, see plan/manip.h */
 #ifndef ZC_PLAN_ARRAY_H
 #define ZC_PLAN_ARRAY_H
 
@@ -30,7 +32,8 @@
 
 #define NODE_MAX_INPUTS 3
 
-typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_SLICE, NODE_REDUCE, NODE_RECHUNK } node_kind;
+typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_SLICE, NODE_REDUCE, NODE_RECHUNK,
+              /* plan/manip.h */ NODE_RESHAPE, NODE_VIEW, NODE_CONCAT, NODE_GATHER, NODE_TOTALS, NODE_SCAN } node_kind;
 
 typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
 
@@ -72,6 +75,21 @@ struct zc_array {
             double ddof;
             int out_dim[ZC_MAX_DIMS];     /* LAST round without keepdims: input dim of each output dim */
         } reduce;
+        /* plan/manip.h (RESHAPE has no parameters) */
+        struct {
+            int in_dim[ZC_MAX_DIMS];      /* input dim of each output dim, -1 = new axis (broadcast if > 1) */
+            int64_t start[ZC_MAX_DIMS];   /* per output dim: input index of output index 0 */
+            int64_t step[ZC_MAX_DIMS];    /* per output dim: input index step (< 0 flips, 0 broadcasts) */
+            int64_t fixed[ZC_MAX_DIMS];   /* per input dim: index if dropped (size 1), else -1 */
+            int what;                     /* view_what: the function that made it */
+        } view;
+        struct { int axis; } concat;
+        struct {
+            int axis, mode;               /* gather_mode */
+            int64_t k;                    /* repeats, or roll shift in [0, n) */
+            int64_t *idx, nidx;           /* take: input indices (owned) */
+        } gather;
+        struct { int axis, op, initial; int64_t seg; } scan; /* TOTALS and SCAN: scan_op, carry segment */
     } p;
     /* set during a computation (plan/plan.c, exec/run.c); a node takes part in
      * one computation at a time */
