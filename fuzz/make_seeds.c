@@ -12,8 +12,9 @@
  *   region        a list of regions over a few shapes
  *   roundtrip     a pattern for each lossless chain and a few shapes
  *
- * The committed corpus (fuzz/corpus/) is these seeds merged by libFuzzer
- * (-merge=1) with what fuzzing found; see docs/internals/fuzzing.md. This is
+ * The committed corpus (fuzz/corpus/) is these seeds and what fuzzing found,
+ * merged (-merge=1) and picked by select_corpus.py; see
+ * docs/internals/fuzzing.md. This is
  * scaffolding, not library code: it prints and exits on failure. */
 #define _GNU_SOURCE /* nftw */
 #include <errno.h>
