@@ -549,7 +549,7 @@ TEST(repeat_tile_take)
         zc_array_release(r);
         CHECK_ERR(zc_repeat(x, -1, 0, &bad), ZC_EINVAL, "repeats must be >= 0 (got -1)");
         /* tile: shorter reps, longer reps (x gains leading dims), zeros */
-        int64_t reps[][3] = {{1, 3}, {2, 2, 3}, {3, 3, 1}, {2, 0, 2}};
+        int64_t reps[][4] = {{1, 3}, {2, 2, 3}, {3, 3, 1, 2}, {2, 0, 2}}; /* {count, reps...} */
         for (int k = 0; k < 4; k++) {
             int nr = (int)reps[k][0];
             CHECK_OK(zc_tile(x, reps[k] + 1, nr, &r));
@@ -1150,6 +1150,66 @@ TEST(plans_with_new_kinds_run_from_json)
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
+}
+
+TEST(empty_and_zero_d_arrays)
+{
+    /* 0-d: reshape to (1, 1) and back, expand, broadcast, squeeze to 0-d */
+    zc_array *s, *r, *b, *e, *q, *z0;
+    CHECK_OK(zc_full(0, NULL, NULL, ZC_INT32, 7, &s));
+    int64_t one[2] = {1, 1}, to[2] = {2, 3};
+    CHECK_OK(zc_reshape(s, 2, one, &r));
+    check_shape(r, 2, one);
+    CHECK_OK(zc_squeeze(r, NULL, 0, &q));
+    check_shape(q, 0, NULL);
+    CHECK_OK(zc_reshape(r, 0, NULL, &z0));
+    CHECK_OK(zc_expand_dims(s, 0, &e));
+    CHECK_OK(zc_broadcast_to(s, 2, to, &b));
+    int64_t n;
+    int32_t *Q = calc(q, &n), *Z = calc(z0, &n), *E = calc(e, &n), *B = calc(b, &n);
+    CHECK(Q[0] == 7 && Z[0] == 7 && E[0] == 7);
+    for (int i = 0; i < 6; i++) CHECK(B[i] == 7);
+    zc_array *cs, *bad;
+    CHECK_OK(zc_cumulative_sum(s, ZC_AXIS_NONE, ZC_DTYPE_INVALID, 1, &cs)); /* flattened: (1,) → (2,) */
+    int64_t *CS = calc(cs, &n);
+    CHECK(n == 2 && CS[0] == 0 && CS[1] == 7);
+    CHECK_ERR(zc_flip(s, (int[]){0}, 1, &bad), ZC_EINVAL, "flip: axis 0 is out of range for an array of 0 dimensions");
+    free(Q); free(Z); free(E); free(B); free(CS);
+    zc_array_release(cs); zc_array_release(s); zc_array_release(r); zc_array_release(b); zc_array_release(e);
+    zc_array_release(q); zc_array_release(z0);
+    /* empty axes: every function keeps working and computes nothing */
+    int64_t sh[2] = {0, 4}, ch[2] = {3, 2};
+    zc_array *x, *outs[10];
+    CHECK_OK(zc_full(2, sh, ch, ZC_FLOAT64, 1, &x));
+    int64_t rs[2] = {4, 0}, m1 = -1, shift = 3, idx0 = 0, rep[2] = {2, 2};
+    int ax = 0;
+    CHECK_OK(zc_reshape(x, 2, rs, &outs[0]));
+    zc_array *flat;
+    CHECK_OK(zc_reshape(x, 1, &m1, &flat)); /* like NumPy: (0,) */
+    check_shape(flat, 1, (int64_t[]){0});
+    zc_array_release(flat);
+    CHECK_ERR(zc_reshape(x, 2, (int64_t[]){0, -1}, &bad), ZC_EINVAL, "size 0"); /* -1 is ambiguous */
+    CHECK_OK(zc_flip(x, NULL, 0, &outs[1]));
+    CHECK_OK(zc_roll(x, &shift, 1, &ax, 1, &outs[2]));
+    CHECK_OK(zc_repeat(x, 3, 0, &outs[3]));
+    CHECK_OK(zc_tile(x, rep, 2, &outs[4]));
+    CHECK_OK(zc_take(x, &idx0, 0, 0, &outs[5]));
+    CHECK_OK(zc_cumulative_sum(x, 0, ZC_DTYPE_INVALID, 1, &outs[6]));
+    CHECK_OK(zc_concat(2, (zc_array *[]){x, x}, 0, &outs[7]));
+    CHECK_OK(zc_diff(x, 0, 1, NULL, NULL, &outs[8]));
+    CHECK_OK(zc_matrix_transpose(x, &outs[9]));
+    CHECK_ERR(zc_take(x, &idx0, 1, 0, &bad), ZC_EINVAL, "out of bounds for axis 0 of size 0");
+    for (int k = 0; k < 10; k++) {
+        int nd;
+        int64_t osh[ZC_MAX_DIMS];
+        CHECK_OK(zc_array_info(outs[k], &nd, osh, NULL, NULL));
+        void *v = calc(outs[k], &n);
+        CHECK(n == (k == 6 ? 4 : 0)); /* cumulative_sum with the initial 0: shape (1, 4) */
+        if (k == 6) for (int i = 0; i < 4; i++) CHECK(((double *)v)[i] == 0);
+        free(v);
+        zc_array_release(outs[k]);
+    }
+    zc_array_release(x);
 }
 
 TEST(null_arguments_are_refused)
