@@ -479,3 +479,36 @@ TEST(alloc_failures_leave_no_leaks)
         if (!failed) break; /* got past every allocation */
     }
 }
+
+#include "zarr/shard_cache.h"
+TEST(shard_cache_evicts_and_stays_consistent)
+{
+    shard_cache *c;
+    CHECK_OK(shard_cache_create(4, 4 * 100, &c)); /* room for ~4 entries of 4 words */
+    uint64_t idx[4], got[4];
+    for (uint64_t id = 0; id < 200; id++) {
+        for (int w = 0; w < 4; w++) idx[w] = id * 10 + (uint64_t)w;
+        shard_cache_put(c, id * 7919, idx, id % 5 != 0, id + 1);
+        bool present;
+        uint64_t size;
+        CHECK(shard_cache_get(c, id * 7919, got, &present, &size)); /* the newest is always there */
+        CHECK(present == (id % 5 != 0) && size == id + 1);
+        if (present) CHECK(!memcmp(got, idx, sizeof idx));
+    }
+    int hits = 0;
+    for (uint64_t id = 0; id < 200; id++) {
+        bool present;
+        uint64_t size;
+        if (shard_cache_get(c, id * 7919, got, &present, &size)) {
+            hits++;
+            CHECK(size == id + 1);
+            if (present) CHECK(got[3] == id * 10 + 3);
+        }
+    }
+    CHECK(hits >= 1 && hits <= 8);
+    shard_cache_drop(c, 199 * 7919);
+    bool present;
+    uint64_t size;
+    CHECK(!shard_cache_get(c, 199 * 7919, got, &present, &size));
+    shard_cache_free(c);
+}

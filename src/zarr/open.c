@@ -11,6 +11,7 @@
 
 #define KEY_MAX 4096
 #define SHARD_CACHE_BYTES (64u << 20) /* decoded shard indexes kept per array */
+#define MAX_INNER_PER_SHARD (1 << 24)  /* a 256 MB index */
 
 /* Copy `path` without leading/trailing slashes; "." means the root. */
 static int normalize_path(const char *path, char **out)
@@ -70,17 +71,24 @@ static int array_init(zc_zarr *a)
         ic.shape[m->ndim] = 2;
         ic.nbytes = (size_t)a->inner_per_shard * 16;
         ic.zarr_format = 3;
+        if (a->inner_per_shard > MAX_INNER_PER_SHARD)
+            return zc__err(ZC_EUNSUPPORTED, "%lld inner chunks per shard (an index of %.0f MB) is more than supported "
+                           "(%d)", (long long)a->inner_per_shard, (double)a->inner_per_shard * 16 / 1e6,
+                           MAX_INNER_PER_SHARD);
+        /* The index has a fixed encoded size: the index codecs may only be bytes and
+         * checksums (the spec requires fixed-size codecs there). */
+        size_t extra = 0;
+        size_t i;
+        json_t *c;
+        json_array_foreach(m->index_codecs, i, c) {
+            const char *name = json_string_value(json_object_get(c, "name"));
+            if (name && !strcmp(name, "crc32c")) extra += 4;
+            else if (!name || strcmp(name, "bytes"))
+                return zc__err(ZC_EUNSUPPORTED, "shard index codec '%s' is not supported (bytes, crc32c)",
+                               name ? name : "?");
+        }
         ZC_TRY(codec_chain_create(m->index_codecs, &ic, &a->index_chain));
-        /* The encoded index size is fixed (bytes + checksums): measure it once. */
-        uint64_t *empty = zc__malloc(ic.nbytes);
-        if (!empty) return ZC_ENOMEM;
-        memset(empty, 0xff, ic.nbytes);
-        zc_buf enc = {0};
-        rc = codec_chain_encode(a->index_chain, empty, ic.nbytes, &enc);
-        zc__free(empty);
-        a->index_nbytes = enc.size;
-        buf_free(&enc);
-        ZC_TRY(rc);
+        a->index_nbytes = ic.nbytes + extra;
         ZC_TRY(shard_cache_create((size_t)a->inner_per_shard * 2, SHARD_CACHE_BYTES, &a->index_cache));
     }
     return 0;

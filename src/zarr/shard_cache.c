@@ -1,4 +1,10 @@
-/* zarr/shard_cache.c — open-addressing table of shard indexes with clock eviction. */
+/* zarr/shard_cache.c — shard indexes by shard number, with clock eviction.
+ *
+ * Memory grows with use: each cached index is its own allocation, made when
+ * it is added; the table of entries grows by doubling. At most `max` entries
+ * (max_bytes / index size, at least 4) are kept; beyond that a clock sweep
+ * evicts an entry not used since the hand last passed it. Lookups are a
+ * linear-probing hash from shard number to entry. */
 #include "zarr/shard_cache.h"
 
 #include <pthread.h>
@@ -8,42 +14,34 @@
 #include "core/error.h"
 
 typedef struct {
-    uint64_t id;      /* shard number + 1; 0 = free slot */
-    uint64_t size;    /* shard object size in bytes */
-    bool present;     /* shard object exists */
-    bool used;        /* clock bit */
-} slot_hdr;
+    uint64_t id;        /* shard number + 1; 0 = free entry */
+    uint64_t size;      /* shard object size in bytes */
+    bool present;       /* shard object exists */
+    bool used;          /* clock bit */
+    uint64_t *index;    /* words, when present */
+} entry;
 
 struct shard_cache {
     pthread_mutex_t lock;
-    size_t words;     /* uint64 words per index */
-    size_t cap;       /* slots (power of two) */
-    size_t max;       /* entries allowed (≤ cap/2 keeps probes short) */
-    size_t count;
-    size_t hand;      /* clock hand */
-    slot_hdr *hdr;
-    uint64_t *data;   /* cap × words */
+    size_t words;       /* uint64 words per index */
+    size_t max;         /* entries allowed */
+    entry *e;           /* entries in use: [0, n) */
+    size_t n, ecap;
+    uint32_t *slot;     /* hash table: entry number + 1, 0 = empty */
+    size_t cap;         /* slots (power of two, >= 2 n) */
+    size_t hand;        /* clock hand over entries */
 };
 
 int shard_cache_create(size_t words, size_t max_bytes, shard_cache **out)
 {
-    size_t per = words * 8 + sizeof(slot_hdr);
-    size_t max = max_bytes / per;
-    if (max < 4) max = 4;
-    size_t cap = 8;
-    while (cap < 2 * max) cap *= 2;
     shard_cache *c = zc__calloc(1, sizeof *c);
     if (!c) return ZC_ENOMEM;
-    c->hdr = zc__calloc(cap, sizeof(slot_hdr));
-    c->data = zc__malloc_array(cap, words * 8);
-    if (!c->hdr || !c->data) {
-        shard_cache_free(c);
-        return ZC_ENOMEM;
-    }
     pthread_mutex_init(&c->lock, NULL);
     c->words = words;
-    c->cap = cap;
-    c->max = max;
+    size_t per = words * 8 + sizeof(entry) + 8;
+    c->max = max_bytes / per;
+    if (c->max < 4) c->max = 4;
+    if (c->max > (1u << 16)) c->max = 1u << 16;
     *out = c;
     return 0;
 }
@@ -51,9 +49,10 @@ int shard_cache_create(size_t words, size_t max_bytes, shard_cache **out)
 void shard_cache_free(shard_cache *c)
 {
     if (!c) return;
-    if (c->hdr && c->data) pthread_mutex_destroy(&c->lock);
-    zc__free(c->hdr);
-    zc__free(c->data);
+    for (size_t i = 0; i < c->n; i++) zc__free(c->e[i].index);
+    pthread_mutex_destroy(&c->lock);
+    zc__free(c->e);
+    zc__free(c->slot);
     zc__free(c);
 }
 
@@ -65,60 +64,104 @@ static size_t home(const shard_cache *c, uint64_t key)
     return (size_t)key & (c->cap - 1);
 }
 
+/* Slot holding `key`, or the empty slot where it would go. */
 static size_t find(const shard_cache *c, uint64_t key)
 {
     for (size_t i = home(c, key);; i = (i + 1) & (c->cap - 1))
-        if (c->hdr[i].id == key || c->hdr[i].id == 0) return i;
+        if (!c->slot[i] || c->e[c->slot[i] - 1].id == key) return i;
 }
 
-/* Remove slot i, re-inserting the probe run after it (backward-shift deletion). */
-static void remove_at(shard_cache *c, size_t i)
+static int rehash(shard_cache *c, size_t cap)
 {
-    c->hdr[i].id = 0;
-    c->count--;
-    for (size_t j = (i + 1) & (c->cap - 1); c->hdr[j].id; j = (j + 1) & (c->cap - 1)) {
-        slot_hdr h = c->hdr[j];
-        c->hdr[j].id = 0;
-        size_t k = find(c, h.id);
-        c->hdr[k] = h;
-        if (k != j) memcpy(c->data + k * c->words, c->data + j * c->words, c->words * 8);
-    }
+    uint32_t *s = zc__calloc(cap, sizeof *s);
+    if (!s) return ZC_ENOMEM;
+    zc__free(c->slot);
+    c->slot = s;
+    c->cap = cap;
+    for (size_t i = 0; i < c->n; i++) c->slot[find(c, c->e[i].id)] = (uint32_t)(i + 1);
+    return 0;
 }
 
 bool shard_cache_get(shard_cache *c, uint64_t id, uint64_t *index, bool *present, uint64_t *size)
 {
     uint64_t key = id + 1;
+    bool hit = false;
     pthread_mutex_lock(&c->lock);
-    size_t i = find(c, key);
-    bool hit = c->hdr[i].id == key;
-    if (hit) {
-        c->hdr[i].used = true;
-        *present = c->hdr[i].present;
-        *size = c->hdr[i].size;
-        if (*present) memcpy(index, c->data + i * c->words, c->words * 8);
+    if (c->cap) {
+        size_t i = find(c, key);
+        if (c->slot[i]) {
+            entry *e = &c->e[c->slot[i] - 1];
+            e->used = true;
+            *present = e->present;
+            *size = e->size;
+            if (e->present) memcpy(index, e->index, c->words * 8);
+            hit = true;
+        }
     }
     pthread_mutex_unlock(&c->lock);
     return hit;
+}
+
+/* Remove entry k (backward-shift deletion in the table); the last entry moves into its place. */
+static void remove_entry(shard_cache *c, size_t k)
+{
+    size_t i = find(c, c->e[k].id);
+    c->slot[i] = 0;
+    for (size_t j = (i + 1) & (c->cap - 1); c->slot[j]; j = (j + 1) & (c->cap - 1)) {
+        uint32_t v = c->slot[j];
+        c->slot[j] = 0;
+        c->slot[find(c, c->e[v - 1].id)] = v;
+    }
+    zc__free(c->e[k].index);
+    size_t last = c->n - 1;
+    if (k != last) {
+        c->slot[find(c, c->e[last].id)] = (uint32_t)(k + 1);
+        c->e[k] = c->e[last];
+    }
+    c->n--;
 }
 
 void shard_cache_put(shard_cache *c, uint64_t id, const uint64_t *index, bool present, uint64_t size)
 {
     uint64_t key = id + 1;
     pthread_mutex_lock(&c->lock);
-    size_t i = find(c, key);
-    if (c->hdr[i].id != key) {
-        while (c->count >= c->max) { /* clock sweep: evict the first entry not used since the last pass */
-            c->hand = (c->hand + 1) & (c->cap - 1);
-            slot_hdr *h = &c->hdr[c->hand];
-            if (!h->id) continue;
-            if (h->used) h->used = false;
-            else remove_at(c, c->hand);
-        }
-        i = find(c, key);
-        c->count++;
+    /* a cache is an optimization: on allocation failure, just do not cache */
+    if (c->cap && c->slot[find(c, key)]) {
+        entry *e = &c->e[c->slot[find(c, key)] - 1];
+        if (present && !e->index && !(e->index = zc__malloc(c->words * 8))) goto out;
+        e->present = present;
+        e->size = size;
+        e->used = true;
+        if (present) memcpy(e->index, index, c->words * 8);
+        goto out;
     }
-    c->hdr[i] = (slot_hdr){key, size, present, true};
-    if (present) memcpy(c->data + i * c->words, index, c->words * 8);
+    while (c->n >= c->max && c->n) { /* clock sweep */
+        c->hand %= c->n;
+        entry *e = &c->e[c->hand];
+        if (e->used) {
+            e->used = false;
+            c->hand++;
+        } else {
+            remove_entry(c, c->hand);
+        }
+    }
+    if (c->n == c->ecap) {
+        size_t ncap = c->ecap ? 2 * c->ecap : 16;
+        entry *ne = zc__realloc(c->e, ncap * sizeof *ne);
+        if (!ne) goto out;
+        c->e = ne;
+        c->ecap = ncap;
+    }
+    if (2 * (c->n + 1) > c->cap && rehash(c, c->cap ? 2 * c->cap : 32) < 0) goto out;
+    entry *e = &c->e[c->n];
+    *e = (entry){key, size, present, true, NULL};
+    if (present) {
+        if (!(e->index = zc__malloc(c->words * 8))) goto out;
+        memcpy(e->index, index, c->words * 8);
+    }
+    c->slot[find(c, key)] = (uint32_t)(c->n + 1);
+    c->n++;
+out:
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -126,7 +169,9 @@ void shard_cache_drop(shard_cache *c, uint64_t id)
 {
     uint64_t key = id + 1;
     pthread_mutex_lock(&c->lock);
-    size_t i = find(c, key);
-    if (c->hdr[i].id == key) remove_at(c, i);
+    if (c->cap) {
+        size_t i = find(c, key);
+        if (c->slot[i]) remove_entry(c, c->slot[i] - 1);
+    }
     pthread_mutex_unlock(&c->lock);
 }
