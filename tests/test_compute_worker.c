@@ -4,10 +4,10 @@
 
 #include "harness.h"
 
-static void run_cmd(const char *fmt, const char *arg)
+static void remove_dir(const char *dir)
 {
     char cmd[512];
-    snprintf(cmd, sizeof cmd, fmt, arg);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
 }
 
@@ -76,5 +76,5 @@ TEST(saved_plan_runs_in_slices)
     zc_store_close(mem);
     zc_array_release(m); zc_array_release(sq); zc_array_release(a);
     zc_store_close(st);
-    run_cmd("rm -rf %s", dir);
+    remove_dir(dir);
 }
