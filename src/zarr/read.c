@@ -46,7 +46,7 @@ static void unit_geometry(const read_ctx *r, const int64_t *j, int64_t *coord, i
         coord[d] = sp->chunk;
         *dst_off += sp->out_off * s->ostride[d];
         *src_off += sp->in_start * s->cstride[d];
-        sstride[d] = s->cstride[d] * s->step[d];
+        sstride[d] = sp->count > 1 ? s->cstride[d] * s->step[d] : 0; /* a huge step selects one element */
         count[d] = sp->count;
         if (sp->in_start != 0 || sp->count != r->a->rchunk[d] || s->step[d] != 1) *whole = false;
     }

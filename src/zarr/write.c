@@ -56,7 +56,7 @@ static void geometry(const write_ctx *w, const int64_t *j, int64_t *coord, int64
         coord[d] = sp->chunk;
         *src_off += sp->out_off * s->ostride[d];
         *chunk_off += sp->in_start * s->cstride[d];
-        cstride[d] = s->cstride[d] * s->step[d];
+        cstride[d] = sp->count > 1 ? s->cstride[d] * s->step[d] : 0; /* a huge step selects one element */
         count[d] = sp->count;
         int64_t valid = a->m.shape[d] - sp->chunk * a->rchunk[d];
         if (valid > a->rchunk[d]) valid = a->rchunk[d];
