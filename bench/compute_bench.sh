@@ -23,6 +23,8 @@
 #                   minutes for 10^6): compared per task.
 #   BENCH_REPS      runs of each peer per case, the fastest kept (default 1); peak RSS
 #                   is the largest over the runs.
+#   BENCH_NICE      niceness of both peers (default 0; root may give -10 on a shared
+#                   machine so that both run at the same raised priority).
 #   BENCH_DIR       where the data goes (default: a new dir under /tmp, removed at the
 #                   end unless BENCH_KEEP=1). With BENCH_REUSE=1 and u.zarr/v.zarr
 #                   already there (same T), generation is skipped.
@@ -45,6 +47,7 @@ tasks_n=${BENCH_TASKS_N:-1000000}
 dask_tasks_n=${BENCH_DASK_TASKS_N:-100000}
 chunks=${BENCH_CHUNKS:-$T,1,100,100}
 reps=${BENCH_REPS:-1}
+nice=${BENCH_NICE:-0}
 py=/usr/bin/python3
 bc=$build/bench/bench_compute
 
@@ -72,8 +75,9 @@ if ((avail < need)); then
     exit 1
 fi
 
+same_t() { $py -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["shape"][0] != int(sys.argv[2]))' "$@"; }
 if [[ ${BENCH_REUSE:-0} == 1 && -f $data/u.zarr/.zarray && -f $data/v.zarr/.zarray ]] &&
-    grep -q "\"shape\": \[$T," "$data/u.zarr/.zarray"; then
+    same_t "$data/u.zarr/.zarray" "$T" && same_t "$data/v.zarr/.zarray" "$T"; then
     log "reusing u.zarr, v.zarr in $data"
 else
     log "generating u, v: float64 ($T, 1, 987, 1920), chunks (10, 1, 987, 1920), Zarr v2 blosc-lz4"
@@ -94,7 +98,7 @@ run_peer() {
     rm -f "$out".run*
     for ((r = 0; r < reps; r++)); do
         [[ $warm_before == 1 ]] && warm
-        /usr/bin/time -v -o "$out.run$r.time" "$@" > "$out.run$r"
+        nice -n "$nice" /usr/bin/time -v -o "$out.run$r.time" "$@" > "$out.run$r"
     done
     $py - "$out" "$reps" << 'EOF'
 import json, re, sys
@@ -122,6 +126,7 @@ c = json.load(open(cf)) if cf != "-" else None
 mem, threads = float(mem), int(threads)
 rep = z.pop("report") or {}
 out = {"case": case, "T": z.get("T"), "threads": threads, "allowed_mem_mb": mem,
+       "loadavg1": float(open("/proc/loadavg").read().split()[0]),
        "zcube_s": z["seconds"], "dask_s": d["seconds"],
        "zcube_cpu_s": z["cpu_seconds"], "dask_cpu_s": d["cpu_seconds"]}
 if case == "tasks":
