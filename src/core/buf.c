@@ -9,11 +9,10 @@
 int buf_reserve(zc_buf *b, size_t cap)
 {
     if (cap <= b->cap) return 0;
-    size_t ncap = b->cap ? b->cap : 64;
-    while (ncap < cap) {
-        if (ncap > (size_t)-1 / 2) { ncap = cap; break; }
-        ncap *= 2;
-    }
+    /* the first reservation is exact (an encoder reserves its bound once); growth
+     * after that doubles, so appends stay amortized O(1) */
+    size_t ncap = cap;
+    if (b->cap && b->cap <= (size_t)-1 / 2 && 2 * b->cap > cap) ncap = 2 * b->cap;
     unsigned char *p = zc__realloc(b->data, ncap);
     if (!p) return ZC_ENOMEM;
     b->data = p;

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -297,6 +298,8 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
         static atomic_int mem_counter;
         snprintf(work_dir, sizeof work_dir, "memory://zcube-work-%d-%d", (int)getpid(), atomic_fetch_add(&mem_counter, 1));
     }
+    struct stat wsb;
+    bool made_dir = need_work && !in_memory && stat(work_dir, &wsb) != 0; /* remove it at the end */
     if (need_work && (rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work)) < 0) {
         zc__err_wrap(rc, "work directory");
         plan_free(&p);
@@ -317,9 +320,21 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
             free(j);
         }
     }
+    /* remove only what this run wrote: the intermediates op<k>, and the folder if it made it */
+    bool clean = need_work && !spec->resume && !in_memory;
+    for (int k = 0; clean && k < p.nstages; k++) {
+        char sub[1100];
+        snprintf(sub, sizeof sub, "%s/op%d", work_dir, k);
+        if (p.stages[k].target < 0) nftw(sub, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    if (clean && made_dir) {
+        char meta[1100];
+        snprintf(meta, sizeof meta, "%s/zarr.json", work_dir); /* the root group written with the intermediates */
+        remove(meta);
+        rmdir(work_dir);
+    }
     exec_finish(&p);
     zc_store_close(work);
-    if (need_work && !spec->resume && !in_memory) nftw(work_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     return rc;
 }
 

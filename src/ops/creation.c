@@ -20,9 +20,6 @@ int zc_from_zarr(zc_store *st, const char *path, zc_array **out)
         zc_zarr_close(z);
         return rc;
     }
-    if (z->m.dtype.type == ZC_BYTES || z->m.dtype.type == ZC_UNICODE || z->m.dtype.type == ZC_RAW) {
-        (*out)->itemsize = z->m.dtype.size;
-    }
     (*out)->p.zarr.store = st;
     (*out)->p.zarr.z = z;
     (*out)->p.zarr.path = zc__strdup(z->path);
