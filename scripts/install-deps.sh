@@ -6,6 +6,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev liblz4-dev
       zlib1g-dev libdeflate-dev libbz2-dev liburing-dev
+      libfftw3-dev libopenblas-dev liblapacke-dev
       python3-numpy python3-zarr python3-dask python3-scipy python3-pytest)
 
 SUDO=""
