@@ -593,6 +593,29 @@ ZC_API int zc_full_like(zc_array *x, double value, zc_dtype dtype, zc_array **ou
 ZC_API int zc_cumulative_sum(zc_array *x, int axis, zc_dtype dtype, int include_initial, zc_array **out);
 ZC_API int zc_cumulative_prod(zc_array *x, int axis, zc_dtype dtype, int include_initial, zc_array **out);
 
+/* ---- linear algebra (array API; NumPy is the reference for details) ----
+ * Bad shapes fail with ZC_EINVAL naming the function and both shapes. The result
+ * dtype is the operands' result_type (integers wrap like NumPy; bool is or/and). */
+/**
+ * Matrix product over the last two dims; leading (batch) dims broadcast. A 1-D x1
+ * is a row vector, a 1-D x2 a column vector, and that dim is dropped from the result
+ * (1-D @ 1-D is 0-d). Blocks: rows of x1's chunks × columns of x2's chunks; each task
+ * pulls one step of the contracted dim at a time (gemm in OpenBLAS for float/complex,
+ * loops for integers), so operands of any size compute under the memory bound.
+ */
+ZC_API int zc_matmul(zc_array *x1, zc_array *x2, zc_array **out);
+/**
+ * Sum of products over naxes contracted axis pairs: axes1/axes2 NULL = the last naxes
+ * axes of x1 with the first naxes of x2 (NumPy's axes=int), else pairs axes1[i] with
+ * axes2[i]. The result's dims are x1's free dims then x2's.
+ */
+ZC_API int zc_tensordot(zc_array *x1, zc_array *x2, int naxes, const int *axes1, const int *axes2, zc_array **out);
+/** sum(conj(x1) * x2, axis) with broadcasting; both must have `axis` (counted from the
+ *  end of the broadcast shape when negative) with the same size. */
+ZC_API int zc_vecdot(zc_array *x1, zc_array *x2, int axis, zc_array **out);
+/** Outer product of two vectors (other shapes are flattened first, as NumPy does). */
+ZC_API int zc_outer(zc_array *x1, zc_array *x2, zc_array **out);
+
 /* ---- computing ---- */
 typedef struct {
     int64_t op;          /* operation number in the plan */

@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "loader/perm.h"
+#include "ops/linalg.h"
 #include "plan/manip.h"
 #include "zarr/copy.h"
 
@@ -387,6 +388,7 @@ int node_compute_region(zc_array *a, const zc_range *sel, void *out)
     case NODE_REDUCE: break;
     case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
     case NODE_SCAN: return manip_region(a, sel, out);
+    case NODE_MATMUL: return linalg_region(a, sel, out);
     }
     return zc__err(ZC_EINTERNAL, "a reduction's values were asked for before it was computed");
 }

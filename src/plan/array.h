@@ -18,7 +18,8 @@
  *   RECHUNK  the same values with other chunks (one copy stage; multistage
  *            rechunks are chains of these, planned at compute time)
  *   RESHAPE, VIEW, CONCAT, GATHER, TOTALS, SCAN: manipulation and cumulative
- *            functions, see plan/manip.h */
+ *            functions, see plan/manip.h
+ *   MATMUL   (batched) matrix product of two inputs, see ops/linalg.h */
 #ifndef ZC_PLAN_ARRAY_H
 #define ZC_PLAN_ARRAY_H
 
@@ -33,7 +34,8 @@
 #define NODE_MAX_INPUTS 3
 
 typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_SLICE, NODE_REDUCE, NODE_RECHUNK,
-              /* plan/manip.h */ NODE_RESHAPE, NODE_VIEW, NODE_CONCAT, NODE_GATHER, NODE_TOTALS, NODE_SCAN } node_kind;
+              /* plan/manip.h */ NODE_RESHAPE, NODE_VIEW, NODE_CONCAT, NODE_GATHER, NODE_TOTALS, NODE_SCAN,
+              /* ops/linalg.h */ NODE_MATMUL } node_kind;
 
 typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
 
@@ -90,6 +92,11 @@ struct zc_array {
             int64_t *idx, nidx;           /* take: input indices (owned) */
         } gather;
         struct { int axis, op, initial; int64_t seg; } scan; /* TOTALS and SCAN: scan_op, carry segment */
+        struct {                          /* ops/linalg.h */
+            int64_t kstep;                /* contracted elements pulled per step */
+            int64_t kgroup;               /* contracted elements per group (split: output dim 0 is the group) */
+            int split;
+        } matmul;
     } p;
     /* set during a computation (plan/plan.c, exec/run.c); a node takes part in
      * one computation at a time */
