@@ -616,6 +616,57 @@ ZC_API int zc_vecdot(zc_array *x1, zc_array *x2, int axis, zc_array **out);
 /** Outer product of two vectors (other shapes are flattened first, as NumPy does). */
 ZC_API int zc_outer(zc_array *x1, zc_array *x2, zc_array **out);
 
+/* ---- linear algebra: decompositions and solvers (LAPACKE + OpenBLAS underneath) ----
+ * a is a non-empty 2-D float32 or float64 array (others: ZC_EINVAL naming the
+ * function, the argument and its dtype or dims); results are float64. Functions with
+ * several results take one out pointer per result; a NULL pointer skips that result
+ * (at least one must be given). Errors found while computing (singular matrix, not
+ * positive definite) are ZC_EINVAL from zc_compute, naming the function.
+ *
+ * Large matrices (any chunking; the work never needs a whole matrix in one task):
+ *  - zc_qr, zc_svd, zc_svdvals on a tall-skinny m×n (m ≥ n) use TSQR: A in row
+ *    bands of whole rows (its row chunks, at least n rows; rechunked first only if
+ *    bands of its chunks exceed 64 MiB), each band factored in its own task, the
+ *    stacked n×n R factors factored in one task when they are no taller than a band,
+ *    else by TSQR again (recursively). n×n must fit in one task. qr reads A twice and
+ *    writes Q; svdvals reads A once; svd reads A twice and writes U (the SVD of R is
+ *    one task; U = Q·U_R is formed band by band, Q is never written).
+ *  - short-fat (m < n): qr takes Q from the QR of A[:, :m] (m×m, one task) and
+ *    R = triu(Qᵀ·A) by blocks of columns; svd/svdvals work on Aᵀ (svd(Aᵀ) transposed).
+ * Reduced shapes, as NumPy's mode="reduced" / full_matrices=False, with k = min(m, n):
+ * q m×k, r k×n, u m×k, s k, vt k×n. Signs of the factors follow LAPACK (Householder
+ * QR per band), so they may differ from NumPy's by ±1 per column/row. */
+ZC_API int zc_qr(zc_array *a, zc_array **q, zc_array **r);
+ZC_API int zc_svd(zc_array *a, zc_array **u, zc_array **s, zc_array **vt);
+ZC_API int zc_svdvals(zc_array *a, zc_array **s);
+/**
+ * Randomized SVD of rank k (Halko, Martinsson, Tropp 2011) for matrices large in both
+ * dimensions: Ω (n × l, l = k + oversamples, at most min(m, n)) from
+ * zc_random_normal(seed) — the same for any chunking —, Y = A·Ω, then power_iters
+ * times Y = A·orth(Aᵀ·orth(Y)) with orth a TSQR, Q = orth(Y), Bᵀ = Aᵀ·Q, the SVD of
+ * Bᵀ (n × l, by TSQR), U = Q·U_B[:, :k]. Passes over A: 2·power_iters + 2 (each A·X
+ * and Aᵀ·X reads A once, by row bands of A's chunks; X is small). u m×k, s k, vt k×n.
+ * The same seed gives the same results. Dask's default is oversamples 10,
+ * power_iters 0.
+ */
+ZC_API int zc_svd_compressed(zc_array *a, int64_t k, int64_t oversamples, int power_iters, uint64_t seed,
+                             zc_array **u, zc_array **s, zc_array **vt);
+/* Matrices that fit in one task (whatever their chunks: the task reads them whole;
+ * zc_compute refuses with ZC_EMEMBOUND, naming the operation, its projected and the
+ * allowed memory, if they do not). b is 1-D (n) or 2-D (n×r). */
+/** a x = b for a square a (singular: ZC_EINVAL at compute). x has b's shape. */
+ZC_API int zc_solve(zc_array *a, zc_array *b, zc_array **x);
+/** Lower factor L of a symmetric positive definite a = L·Lᵀ (a's lower triangle is read). */
+ZC_API int zc_cholesky(zc_array *a, zc_array **l);
+ZC_API int zc_inv(zc_array *a, zc_array **x);
+/**
+ * Least squares min ‖b − a x‖ (SVD based, rcond = eps·max(m, n) like NumPy's default):
+ * x (n or n×r), residuals (r; 1 for a 1-D b) = squared norms of b − a·x — always
+ * given, where NumPy returns an empty array when rank < n or m <= n —, rank (0-d
+ * int64), s (min(m, n) singular values of a).
+ */
+ZC_API int zc_lstsq(zc_array *a, zc_array *b, zc_array **x, zc_array **residuals, zc_array **rank, zc_array **s);
+
 /* ---- computing ---- */
 typedef struct {
     int64_t op;          /* operation number in the plan */

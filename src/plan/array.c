@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "loader/perm.h"
 #include "ops/linalg.h"
+#include "plan/decomp.h"
 #include "plan/manip.h"
 #include "zarr/copy.h"
 
@@ -389,6 +390,7 @@ int node_compute_region(zc_array *a, const zc_range *sel, void *out)
     case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
     case NODE_SCAN: return manip_region(a, sel, out);
     case NODE_MATMUL: return linalg_region(a, sel, out);
+    case NODE_DECOMP: return decomp_region(a, sel, out);
     }
     return zc__err(ZC_EINTERNAL, "a reduction's values were asked for before it was computed");
 }

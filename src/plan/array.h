@@ -35,7 +35,8 @@
 
 typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_SLICE, NODE_REDUCE, NODE_RECHUNK,
               /* plan/manip.h */ NODE_RESHAPE, NODE_VIEW, NODE_CONCAT, NODE_GATHER, NODE_TOTALS, NODE_SCAN,
-              /* ops/linalg.h */ NODE_MATMUL } node_kind;
+              /* ops/linalg.h */ NODE_MATMUL,
+              /* plan/decomp.h */ NODE_DECOMP } node_kind;
 
 typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
 
@@ -97,6 +98,7 @@ struct zc_array {
             int64_t kgroup;               /* contracted elements per group (split: output dim 0 is the group) */
             int split;
         } matmul;
+        struct { int op; int64_t band, group; } decomp; /* plan/decomp.h: la_op, rows per band, bands per group */
     } p;
     /* set during a computation (plan/plan.c, exec/run.c); a node takes part in
      * one computation at a time */

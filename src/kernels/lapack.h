@@ -1,0 +1,52 @@
+/* kernels/lapack.h — dense float64 kernels over LAPACKE and OpenBLAS for the
+ * linear algebra nodes (plan/linalg.c).
+ *
+ * Every matrix in and out is row-major (C order), as the engine's regions are.
+ * The kernels copy what LAPACK needs into column-major workspaces allocated
+ * with zc__malloc (so a task's measured memory includes them); the *_bytes
+ * functions give that workspace for the projections, from LAPACK's own
+ * workspace queries. OpenBLAS runs on one thread: tasks already run on the
+ * engine's pool. Sizes must fit LAPACK's 32-bit integers (checked: ZC_EOVERFLOW).
+ * Errors: ZC_EINVAL for a singular matrix or one not positive definite,
+ * ZC_EINTERNAL for an unexpected LAPACK status, ZC_ENOMEM. */
+#ifndef ZC_KERNELS_LAPACK_H
+#define ZC_KERNELS_LAPACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One OpenBLAS thread (called by every kernel; cheap after the first time). */
+void la_init(void);
+
+/* R (k×n, k = min(m,n), zeros below the diagonal) of the Householder QR of a (m×n). */
+int la_qr_r(int64_t m, int64_t n, const double *a, double *r);
+size_t la_qr_r_bytes(int64_t m, int64_t n);
+/* out (m×w) = Q·[c; 0], Q (m×k) the Householder Q of a (m×n, the same factorization
+ * la_qr_r computes), c k×w. */
+int la_qr_apply(int64_t m, int64_t n, const double *a, const double *c, int64_t w, double *out);
+size_t la_qr_apply_bytes(int64_t m, int64_t n, int64_t w);
+/* Reduced QR: q (m×k) and/or r (k×n); either may be NULL. */
+int la_qr(int64_t m, int64_t n, const double *a, double *q, double *r);
+size_t la_qr_bytes(int64_t m, int64_t n);
+/* Thin SVD (divide and conquer): u (m×k), s (k), vt (k×n); u and vt may be NULL
+ * (values only, then both must be). */
+int la_svd(int64_t m, int64_t n, const double *a, double *u, double *s, double *vt);
+size_t la_svd_bytes(int64_t m, int64_t n, int vectors);
+/* a (n×n) x = b (n×nrhs). */
+int la_solve(int64_t n, int64_t nrhs, const double *a, const double *b, double *x);
+size_t la_solve_bytes(int64_t n, int64_t nrhs);
+/* Lower Cholesky factor of a (n×n; only its lower triangle is read), zeros above. */
+int la_cholesky(int64_t n, const double *a, double *l);
+size_t la_cholesky_bytes(int64_t n);
+int la_inv(int64_t n, const double *a, double *x);
+size_t la_inv_bytes(int64_t n);
+/* Least squares (SVD based, rcond = eps·max(m,n) like NumPy): x (n×nrhs),
+ * res (nrhs) = squared 2-norms of the columns of b − a·x, rank, s (min(m,n));
+ * any output may be NULL. */
+int la_lstsq(int64_t m, int64_t n, int64_t nrhs, const double *a, const double *b, double *x, double *res,
+             int64_t *rank, double *s);
+size_t la_lstsq_bytes(int64_t m, int64_t n, int64_t nrhs);
+/* c (m×n) += a (m×k) · b (k×n); ta: a is given transposed (k×m). */
+void la_gemm_acc(int ta, int64_t m, int64_t n, int64_t k, const double *a, const double *b, double *c);
+
+#endif

@@ -1,0 +1,480 @@
+/* ops/decomp.c — QR, SVD, randomized SVD, solve, cholesky, inv and lstsq as
+ * plans of NODE_DECOMP nodes (plan/decomp.h).
+ *
+ * TSQR (tall-skinny QR, m ≥ n). A is cut into row bands of whole rows (its own
+ * row chunks when they are no larger than BAND_MAX, rounded up to at least n
+ * rows; otherwise A is rechunked to bands first). Stage 1 (TSQR_R) factors every
+ * band and writes only its R factor; the R factors, stacked, form S (about
+ * nbands·n × n). If S is no taller than one band of the level (the rows one task
+ * already holds) it is factored in one task (QR_Q and QR_R of S); otherwise S is
+ * itself factored by TSQR with bands of that height: recursion, each level
+ * dividing the number of rows by at least 2. Q = TSQR_Q(A, Q_S): band i of Q is
+ * Q_i · Q_S[rows of R_i], with Q_i recomputed from the same Householder QR of
+ * band i. So qr reads A twice and writes Q once; R is n × n.
+ *
+ * Short-fat (m < n) QR: Q is the QR of A[:, :m] (Householder picks its
+ * reflectors from those columns), R = triu(Qᵀ·A) by blocks of columns.
+ * SVD (full_matrices = 0): TSQR, then the SVD of R in one task, U = Q·U_R folded
+ * into TSQR_Q (no Q is written); short-fat by transposition (svd(Aᵀ)ᵀ).
+ * Randomized SVD: see zc_svd_compressed in zcube.h (passes over A: 2·q + 2).
+ * Inputs must be float32 or float64; computation and results are float64. */
+#include <string.h>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "plan/decomp.h"
+
+#define BAND_MAX ((int64_t)64 << 20) /* bytes of one row band, when A's chunks do not say */
+#define ATB_GROUPS 8                 /* partial products of a Xᵀ·Y (summed by a reduction) */
+#define KEEP_MAX 512
+
+/* temporaries of one call, released at its end */
+typedef struct {
+    zc_array *v[KEEP_MAX];
+    int n;
+} keep;
+
+static int hold(keep *k, int rc, zc_array *a)
+{
+    if (rc < 0) return rc;
+    if (k->n == KEEP_MAX) {
+        zc_array_release(a);
+        return zc__err(ZC_EINTERNAL, "linear algebra: plan too deep");
+    }
+    k->v[k->n++] = a;
+    return 0;
+}
+
+static void drop(keep *k)
+{
+    for (int i = 0; i < k->n; i++) zc_array_release(k->v[i]);
+    k->n = 0;
+}
+
+/* Hand a held array to the caller (one more reference). */
+static void give(zc_array *a, zc_array **out)
+{
+    if (!out) return;
+    zc_array_retain(a);
+    *out = a;
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* a must be a non-empty float32/float64 array of `ndim` dims (0 = 1 or 2); its float64 form is held. */
+static int as_f64(keep *k, const char *fn, const char *what, zc_array *a, int ndim, zc_array **out)
+{
+    if (!a) return zc__err(ZC_EINVAL, "%s: %s is NULL", fn, what);
+    if (ndim ? a->ndim != ndim : (a->ndim != 1 && a->ndim != 2))
+        return zc__err(ZC_EINVAL, "%s: %s must be %s, not %d-D", fn, what,
+                       ndim == 2 ? "a 2-D matrix" : ndim == 1 ? "1-D" : "1-D or 2-D", a->ndim);
+    if (a->dtype != ZC_FLOAT64 && a->dtype != ZC_FLOAT32)
+        return zc__err(ZC_EINVAL, "%s: %s must be float32 or float64, not %s", fn, what, zc_dtype_name(a->dtype));
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] < 1) return zc__err(ZC_EINVAL, "%s: %s has an empty dimension %d", fn, what, d);
+    if (a->dtype == ZC_FLOAT64) {
+        zc_array_retain(a);
+        *out = a;
+        return hold(k, 0, a);
+    }
+    zc_array *c = NULL;
+    int rc = zc_astype(a, ZC_FLOAT64, &c);
+    ZC_TRY(hold(k, rc, c));
+    *out = c;
+    return 0;
+}
+
+static int node(keep *k, la_op op, int ndim, const int64_t *shape, const int64_t *chunks, int nin, zc_array *const *in,
+                int64_t band, int64_t group, zc_array **out)
+{
+    zc_array *a = NULL;
+    int rc = decomp_node(op, ndim, shape, chunks, op == LA_LSTSQ_RANK ? ZC_INT64 : ZC_FLOAT64, nin, in, band, group, &a);
+    ZC_TRY(hold(k, rc, a));
+    *out = a;
+    return 0;
+}
+
+/* A node computed in one task from whole inputs. */
+static int small(keep *k, la_op op, int ndim, const int64_t *shape, int nin, zc_array *const *in, zc_array **out)
+{
+    return node(k, op, ndim, shape, shape, nin, in, 0, 0, out);
+}
+
+static int transpose(keep *k, zc_array *a, zc_array **out)
+{
+    zc_array *t = NULL;
+    int rc = zc_matrix_transpose(a, &t);
+    ZC_TRY(hold(k, rc, t));
+    *out = t;
+    return 0;
+}
+
+/* columns [0, n) of a 2-D array */
+static int first_cols(keep *k, zc_array *a, int64_t n, zc_array **out)
+{
+    if (n == a->shape[1]) {
+        *out = a;
+        return 0;
+    }
+    zc_index idx[2] = {{.kind = ZC_IDX_SLICE, .step = 1}, {.kind = ZC_IDX_SLICE, .stop = n, .step = 1, .has_stop = 1}};
+    zc_array *s = NULL;
+    int rc = zc_getitem(a, idx, 2, &s);
+    ZC_TRY(hold(k, rc, s));
+    *out = s;
+    return 0;
+}
+
+static int first_n(keep *k, zc_array *a, int64_t n, zc_array **out)
+{
+    if (n == a->shape[0]) {
+        *out = a;
+        return 0;
+    }
+    zc_index idx = {.kind = ZC_IDX_SLICE, .stop = n, .step = 1, .has_stop = 1};
+    zc_array *s = NULL;
+    int rc = zc_getitem(a, &idx, 1, &s);
+    ZC_TRY(hold(k, rc, s));
+    *out = s;
+    return 0;
+}
+
+/* Row band of a tall matrix: aligned to its row chunks, at least n rows. May rechunk *a. */
+static int top_band(keep *k, zc_array **a, int64_t *band)
+{
+    int64_t m = (*a)->shape[0], n = (*a)->shape[1], c0 = (*a)->chunks[0];
+    int64_t rb = c0 < n ? c0 * ck_ceildiv(n, c0) : c0;
+    int64_t cap = max64(n, BAND_MAX / (8 * n));
+    if (rb > cap && m > cap) {
+        /* bands of A's chunks would not fit: rechunk to bands of whole rows */
+        int64_t ch[2] = {cap, n};
+        zc_array *r = NULL;
+        int rc = zc_rechunk(*a, ch, &r);
+        ZC_TRY(hold(k, rc, r));
+        *a = r;
+        rb = cap;
+    }
+    *band = min64(rb, m) < n ? n : min64(rb, m);
+    return 0;
+}
+
+/* TSQR factor of a (m×n float64, m ≥ n) with bands of `band` rows: Q_S (the Q of the
+ * stacked R factors; NULL if not wanted at any level) and R (n×n). */
+static int tsqr_factor(keep *k, zc_array *a, int64_t band, zc_array **qs, zc_array **r)
+{
+    int64_t m = a->shape[0], n = a->shape[1], nb = ck_ceildiv(m, band), last = m - (nb - 1) * band;
+    int64_t ns = (nb - 1) * n + min64(last, n);
+    int64_t shape[2] = {ns, n}, chunks[2] = {n, n};
+    zc_array *s;
+    ZC_TRY(node(k, LA_TSQR_R, 2, shape, chunks, 1, &a, band, 0, &s));
+    int64_t g = max64(2 * n, band / n * n);
+    if (ns <= g) {
+        int64_t rs[2] = {n, n};
+        if (qs) ZC_TRY(small(k, LA_QR_Q, 2, shape, 1, &s, qs));
+        return small(k, LA_QR_R, 2, rs, 1, &s, r);
+    }
+    zc_array *qss = NULL;
+    ZC_TRY(tsqr_factor(k, s, g, qs ? &qss : NULL, r));
+    if (!qs) return 0;
+    zc_array *in[2] = {s, qss};
+    int64_t qc[2] = {g, n};
+    return node(k, LA_TSQR_Q, 2, shape, qc, 2, in, g, 0, qs);
+}
+
+/* Q (· W) of a tall a: m × (W ? W's columns : n). */
+static int tsqr_q(keep *k, zc_array *a, int64_t band, zc_array *qs, zc_array *w, zc_array **q)
+{
+    int64_t wc = w ? w->shape[1] : a->shape[1];
+    int64_t shape[2] = {a->shape[0], wc}, chunks[2] = {band, wc};
+    zc_array *in[3] = {a, qs, w};
+    return node(k, LA_TSQR_Q, 2, shape, chunks, w ? 3 : 2, in, band, 0, q);
+}
+
+/* Orthonormal basis (reduced Q) of a tall matrix. */
+static int orth(keep *k, zc_array *y, zc_array **q)
+{
+    int64_t band;
+    ZC_TRY(top_band(k, &y, &band));
+    zc_array *qs, *r;
+    ZC_TRY(tsqr_factor(k, y, band, &qs, &r));
+    return tsqr_q(k, y, band, qs, NULL, q);
+}
+
+/* x (m×kk) · w (kk×c), w small. */
+static int prod(keep *k, zc_array *x, zc_array *w, zc_array **out)
+{
+    int64_t shape[2] = {x->shape[0], w->shape[1]}, chunks[2] = {x->chunks[0], w->shape[1]};
+    zc_array *in[2] = {x, w};
+    return node(k, LA_PROD, 2, shape, chunks, 2, in, x->chunks[0], 0, out);
+}
+
+/* xᵀ (p×m) · y (m×q): partial products over groups of row bands, summed. */
+static int atb(keep *k, zc_array *x, zc_array *y, zc_array **out)
+{
+    int64_t m = x->shape[0], band = x->chunks[0], nbands = ck_ceildiv(m, band);
+    int64_t group = ck_ceildiv(nbands, ATB_GROUPS), g = ck_ceildiv(nbands, group);
+    int64_t shape[3] = {g, x->shape[1], y->shape[1]}, chunks[3] = {1, x->chunks[1], y->chunks[1]};
+    zc_array *in[2] = {x, y}, *part, *res = NULL;
+    ZC_TRY(node(k, LA_ATB, 3, shape, chunks, 2, in, band, group, &part));
+    int axis = 0, rc = g == 1 ? zc_squeeze(part, &axis, 1, &res) : zc_reduce("sum", part, &axis, 1, 0, 0, &res);
+    ZC_TRY(hold(k, rc, res));
+    *out = res;
+    return 0;
+}
+
+/* ---- QR ---- */
+
+static int qr_impl(keep *k, zc_array *a, zc_array **q, zc_array **r)
+{
+    zc_array *a64;
+    ZC_TRY(as_f64(k, "qr", "a", a, 2, &a64));
+    int64_t m = a64->shape[0], n = a64->shape[1];
+    if (m >= n) {
+        int64_t band;
+        ZC_TRY(top_band(k, &a64, &band));
+        zc_array *qs = NULL, *rr = NULL, *qq;
+        ZC_TRY(tsqr_factor(k, a64, band, q ? &qs : NULL, &rr));
+        give(rr, r);
+        if (!q) return 0;
+        ZC_TRY(tsqr_q(k, a64, band, qs, NULL, &qq));
+        give(qq, q);
+        return 0;
+    }
+    /* short-fat: Q from the first m columns, R = triu(Qᵀ A) */
+    zc_array *lead, *qq, *p, *t = NULL;
+    int64_t qshape[2] = {m, m};
+    ZC_TRY(first_cols(k, a64, m, &lead));
+    ZC_TRY(small(k, LA_QR_Q, 2, qshape, 1, &lead, &qq));
+    give(qq, q);
+    if (!r) return 0;
+    ZC_TRY(atb(k, qq, a64, &p));
+    int rc = zc_triu(p, 0, &t);
+    ZC_TRY(hold(k, rc, t));
+    give(t, r);
+    return 0;
+}
+
+int zc_qr(zc_array *a, zc_array **q, zc_array **r)
+{
+    zc__err_clear();
+    if (!q && !r) return zc__err(ZC_EINVAL, "zc_qr: no output asked for (q and r are NULL)");
+    if (q) *q = NULL;
+    if (r) *r = NULL;
+    keep k = {.n = 0};
+    int rc = qr_impl(&k, a, q, r);
+    if (rc < 0) {
+        if (q && *q) zc_array_release(*q), *q = NULL;
+        if (r && *r) zc_array_release(*r), *r = NULL;
+    }
+    drop(&k);
+    return rc;
+}
+
+/* ---- SVD ---- */
+
+/* SVD of a tall float64 a (m ≥ n): u (m×n), s (n), vt (n×n); any may be NULL. */
+static int svd_tall(keep *k, zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
+{
+    int64_t band, n = a->shape[1];
+    ZC_TRY(top_band(k, &a, &band));
+    zc_array *qs = NULL, *r = NULL, *x;
+    ZC_TRY(tsqr_factor(k, a, band, u ? &qs : NULL, &r));
+    int64_t sq[2] = {n, n};
+    if (s) {
+        ZC_TRY(small(k, LA_SVD_S, 1, sq, 1, &r, &x));
+        *s = x;
+    }
+    if (vt) {
+        ZC_TRY(small(k, LA_SVD_VT, 2, sq, 1, &r, &x));
+        *vt = x;
+    }
+    if (u) {
+        zc_array *ur;
+        ZC_TRY(small(k, LA_SVD_U, 2, sq, 1, &r, &ur));
+        ZC_TRY(tsqr_q(k, a, band, qs, ur, &x));
+        *u = x;
+    }
+    return 0;
+}
+
+/* Held results (not yet given) for any shape. */
+static int svd_any(keep *k, zc_array *a64, zc_array **u, zc_array **s, zc_array **vt)
+{
+    if (a64->shape[0] >= a64->shape[1]) return svd_tall(k, a64, u, s, vt);
+    /* short-fat: Aᵀ = U' S V'ᵀ, so A = V' S U'ᵀ */
+    zc_array *t, *ut = NULL, *vtt = NULL;
+    ZC_TRY(transpose(k, a64, &t));
+    ZC_TRY(svd_tall(k, t, vt ? &ut : NULL, s, u ? &vtt : NULL));
+    if (u) ZC_TRY(transpose(k, vtt, u));
+    if (vt) ZC_TRY(transpose(k, ut, vt));
+    return 0;
+}
+
+int zc_svd(zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
+{
+    zc__err_clear();
+    if (!u && !s && !vt) return zc__err(ZC_EINVAL, "zc_svd: no output asked for");
+    keep k = {.n = 0};
+    zc_array *a64, *ru = NULL, *rs = NULL, *rv = NULL;
+    int rc = as_f64(&k, "svd", "a", a, 2, &a64);
+    if (rc == 0) rc = svd_any(&k, a64, u ? &ru : NULL, s ? &rs : NULL, vt ? &rv : NULL);
+    if (rc == 0) {
+        give(ru, u);
+        give(rs, s);
+        give(rv, vt);
+    }
+    drop(&k);
+    return rc;
+}
+
+int zc_svdvals(zc_array *a, zc_array **s)
+{
+    zc__err_clear();
+    if (!s) return zc__err(ZC_EINVAL, "zc_svdvals: NULL output");
+    keep k = {.n = 0};
+    zc_array *a64, *rs = NULL;
+    int rc = as_f64(&k, "svdvals", "a", a, 2, &a64);
+    if (rc == 0) rc = svd_any(&k, a64, NULL, &rs, NULL);
+    if (rc == 0) give(rs, s);
+    drop(&k);
+    return rc;
+}
+
+/* ---- randomized SVD (Halko, Martinsson, Tropp 2011, algorithms 4.4 and 5.1) ---- */
+
+static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, int power_iters, uint64_t seed,
+                     zc_array **u, zc_array **s, zc_array **vt)
+{
+    zc_array *a64;
+    ZC_TRY(as_f64(k, "svd_compressed", "a", a, 2, &a64));
+    int64_t m = a64->shape[0], n = a64->shape[1], mn = min64(m, n);
+    if (rank < 1 || rank > mn)
+        return zc__err(ZC_EINVAL, "svd_compressed: k = %lld must be in 1..%lld (min of the shape %lld x %lld)",
+                       (long long)rank, (long long)mn, (long long)m, (long long)n);
+    if (oversamples < 0 || power_iters < 0)
+        return zc__err(ZC_EINVAL, "svd_compressed: oversamples (%lld) and power_iters (%d) must be >= 0",
+                       (long long)oversamples, power_iters);
+    int64_t l = min64(rank + min64(oversamples, mn), mn);
+    int64_t oshape[2] = {n, l}, ochunks[2] = {a64->chunks[1], l};
+    zc_array *omega = NULL, *y, *q, *z, *qz, *bt;
+    int rc = zc_random_normal(seed, 2, oshape, ochunks, ZC_FLOAT64, 0.0, 1.0, &omega);
+    ZC_TRY(hold(k, rc, omega));
+    ZC_TRY(prod(k, a64, omega, &y)); /* pass 1 */
+    for (int it = 0; it < power_iters; it++) {
+        ZC_TRY(orth(k, y, &q));
+        ZC_TRY(atb(k, a64, q, &z));      /* Aᵀ Q */
+        ZC_TRY(orth(k, z, &qz));
+        ZC_TRY(prod(k, a64, qz, &y));    /* A Q_z */
+    }
+    ZC_TRY(orth(k, y, &q));
+    ZC_TRY(atb(k, a64, q, &bt)); /* Bᵀ = Aᵀ Q (n × l), last pass */
+    /* Bᵀ = U' S V'ᵀ: B = V' S U'ᵀ, U = Q V'[:, :k], Vᵀ = U'[:, :k]ᵀ */
+    zc_array *ub = NULL, *sb = NULL, *vbt = NULL;
+    ZC_TRY(svd_tall(k, bt, vt ? &ub : NULL, s ? &sb : NULL, u ? &vbt : NULL));
+    if (s) ZC_TRY(first_n(k, sb, rank, s));
+    if (vt) {
+        zc_array *c;
+        ZC_TRY(first_cols(k, ub, rank, &c));
+        ZC_TRY(transpose(k, c, vt));
+    }
+    if (u) {
+        zc_array *v, *c;
+        ZC_TRY(transpose(k, vbt, &v));
+        ZC_TRY(first_cols(k, v, rank, &c));
+        ZC_TRY(prod(k, q, c, u));
+    }
+    return 0;
+}
+
+int zc_svd_compressed(zc_array *a, int64_t k, int64_t oversamples, int power_iters, uint64_t seed, zc_array **u,
+                      zc_array **s, zc_array **vt)
+{
+    zc__err_clear();
+    if (!u && !s && !vt) return zc__err(ZC_EINVAL, "zc_svd_compressed: no output asked for");
+    keep kp = {.n = 0};
+    zc_array *ru = NULL, *rs = NULL, *rv = NULL;
+    int rc = rsvd_impl(&kp, a, k, oversamples, power_iters, seed, u ? &ru : NULL, s ? &rs : NULL, vt ? &rv : NULL);
+    if (rc == 0) {
+        give(ru, u);
+        give(rs, s);
+        give(rv, vt);
+    }
+    drop(&kp);
+    return rc;
+}
+
+/* ---- matrices that fit in one task ---- */
+
+static int square(const char *fn, const zc_array *a)
+{
+    if (a->shape[0] != a->shape[1])
+        return zc__err(ZC_EINVAL, "%s: the matrix must be square, not %lld x %lld", fn, (long long)a->shape[0],
+                       (long long)a->shape[1]);
+    return 0;
+}
+
+int zc_solve(zc_array *a, zc_array *b, zc_array **x)
+{
+    zc__err_clear();
+    if (!x) return zc__err(ZC_EINVAL, "zc_solve: NULL output");
+    keep k = {.n = 0};
+    zc_array *a64 = NULL, *b64 = NULL, *r = NULL;
+    int rc = as_f64(&k, "solve", "a", a, 2, &a64);
+    if (rc == 0) rc = square("solve", a64);
+    if (rc == 0) rc = as_f64(&k, "solve", "b", b, 0, &b64);
+    if (rc == 0 && b64->shape[0] != a64->shape[0])
+        rc = zc__err(ZC_EINVAL, "solve: b has %lld rows, a is %lld x %lld", (long long)b64->shape[0],
+                     (long long)a64->shape[0], (long long)a64->shape[1]);
+    zc_array *in[2] = {a64, b64};
+    if (rc == 0) rc = small(&k, LA_SOLVE, b64->ndim, b64->shape, 2, in, &r);
+    if (rc == 0) give(r, x);
+    drop(&k);
+    return rc;
+}
+
+static int one_square(const char *fn, la_op op, zc_array *a, zc_array **out)
+{
+    zc__err_clear();
+    if (!out) return zc__err(ZC_EINVAL, "zc_%s: NULL output", fn);
+    keep k = {.n = 0};
+    zc_array *a64, *r = NULL;
+    int rc = as_f64(&k, fn, "a", a, 2, &a64);
+    if (rc == 0) rc = square(fn, a64);
+    if (rc == 0) rc = small(&k, op, 2, a64->shape, 1, &a64, &r);
+    if (rc == 0) give(r, out);
+    drop(&k);
+    return rc;
+}
+
+int zc_cholesky(zc_array *a, zc_array **l) { return one_square("cholesky", LA_CHOLESKY, a, l); }
+int zc_inv(zc_array *a, zc_array **x) { return one_square("inv", LA_INV, a, x); }
+
+int zc_lstsq(zc_array *a, zc_array *b, zc_array **x, zc_array **residuals, zc_array **rank, zc_array **s)
+{
+    zc__err_clear();
+    if (!x && !residuals && !rank && !s) return zc__err(ZC_EINVAL, "zc_lstsq: no output asked for");
+    keep k = {.n = 0};
+    zc_array *a64 = NULL, *b64 = NULL, *o[4] = {NULL, NULL, NULL, NULL};
+    int rc = as_f64(&k, "lstsq", "a", a, 2, &a64);
+    if (rc == 0) rc = as_f64(&k, "lstsq", "b", b, 0, &b64);
+    if (rc == 0 && b64->shape[0] != a64->shape[0])
+        rc = zc__err(ZC_EINVAL, "lstsq: b has %lld rows, a is %lld x %lld", (long long)b64->shape[0],
+                     (long long)a64->shape[0], (long long)a64->shape[1]);
+    if (rc == 0) {
+        zc_array *in[2] = {a64, b64};
+        int64_t n = a64->shape[1], nrhs = b64->ndim == 2 ? b64->shape[1] : 1;
+        int64_t xs[2] = {n, nrhs}, rs[1] = {nrhs}, ss[1] = {min64(a64->shape[0], n)};
+        if (rc == 0 && x) rc = small(&k, LA_LSTSQ_X, b64->ndim, xs, 2, in, &o[0]);
+        if (rc == 0 && residuals) rc = small(&k, LA_LSTSQ_RES, 1, rs, 2, in, &o[1]);
+        if (rc == 0 && rank) rc = small(&k, LA_LSTSQ_RANK, 0, NULL, 2, in, &o[2]);
+        if (rc == 0 && s) rc = small(&k, LA_LSTSQ_S, 1, ss, 2, in, &o[3]);
+    }
+    if (rc == 0) {
+        give(o[0], x);
+        give(o[1], residuals);
+        give(o[2], rank);
+        give(o[3], s);
+    }
+    drop(&k);
+    return rc;
+}

@@ -1,0 +1,289 @@
+/* plan/decomp.c — blocks of NODE_DECOMP nodes, their memory projections and
+ * JSON (see decomp.h). A task pulls the input regions it needs through
+ * node_region (so any input chunking works: regions are cut from whatever
+ * chunks the inputs have) and hands them to kernels/lapack.c. */
+#include "plan/decomp.h"
+
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/checked.h"
+#include "core/error.h"
+#include "kernels/lapack.h"
+
+static const char *const NAMES[LA_NOPS] = {
+    "tsqr_r", "tsqr_q", "matmul_small", "matmul_t", "qr_q", "qr_r", "svd_u", "svd_s", "svd_vt", "solve", "cholesky",
+    "inv", "lstsq_x", "lstsq_residuals", "lstsq_rank", "lstsq_s"};
+
+int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
+                zc_array *const *inputs, int64_t band, int64_t group, zc_array **out)
+{
+    ZC_TRY(node_new(NODE_DECOMP, ndim, shape, chunks, dtype, ninputs, inputs, out));
+    (*out)->p.decomp.op = (int)op;
+    (*out)->p.decomp.band = band;
+    (*out)->p.decomp.group = group;
+    return 0;
+}
+
+const char *decomp_name(const zc_array *a)
+{
+    return a->p.decomp.op >= 0 && a->p.decomp.op < LA_NOPS ? NAMES[a->p.decomp.op] : "linalg?";
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Pull rows [r0, r1) × cols [c0, c1) of a 2-D input (float64) into a new buffer. */
+static int pull(zc_array *in, int64_t r0, int64_t r1, int64_t c0, int64_t c1, double **buf)
+{
+    zc_range sel[2] = {{r0, r1, 1}, {c0, c1, 1}};
+    size_t n = (size_t)((r1 - r0) * (c1 - c0));
+    *buf = zc__malloc_array(n ? n : 1, sizeof(double));
+    if (!*buf) return ZC_ENOMEM;
+    int rc = node_region(in, sel, *buf);
+    if (rc < 0) {
+        zc__free(*buf);
+        *buf = NULL;
+    }
+    return rc;
+}
+
+/* Any input (1-D or 2-D) whole. */
+static int pull_all(zc_array *in, double **buf)
+{
+    zc_range sel[2];
+    size_t n = 1;
+    for (int d = 0; d < in->ndim; d++) {
+        sel[d] = (zc_range){0, in->shape[d], 1};
+        n *= (size_t)in->shape[d];
+    }
+    *buf = zc__malloc_array(n ? n : 1, sizeof(double));
+    if (!*buf) return ZC_ENOMEM;
+    int rc = node_region(in, sel, *buf);
+    if (rc < 0) {
+        zc__free(*buf);
+        *buf = NULL;
+    }
+    return rc;
+}
+
+static int64_t cols_of(const zc_array *x) { return x->ndim == 2 ? x->shape[1] : 1; }
+
+static int tsqr_r_block(zc_array *a, int64_t b, double *out)
+{
+    zc_array *A = a->inputs[0];
+    int64_t rb = a->p.decomp.band, n = A->shape[1], r0 = b * rb, r1 = min64(A->shape[0], r0 + rb);
+    double *band;
+    ZC_TRY(pull(A, r0, r1, 0, n, &band));
+    int rc = la_qr_r(r1 - r0, n, band, out);
+    zc__free(band);
+    return rc;
+}
+
+static int tsqr_q_block(zc_array *a, int64_t b, double *out)
+{
+    zc_array *A = a->inputs[0], *Q2 = a->inputs[1], *W = a->ninputs > 2 ? a->inputs[2] : NULL;
+    int64_t rb = a->p.decomp.band, n = A->shape[1], r0 = b * rb, r1 = min64(A->shape[0], r0 + rb);
+    int64_t k = min64(r1 - r0, n), w = a->shape[1];
+    double *band = NULL, *c = NULL, *wm = NULL, *cw = NULL;
+    int rc = pull(Q2, b * n, b * n + k, 0, n, &c);
+    if (rc == 0 && W) {
+        rc = pull_all(W, &wm);
+        if (rc == 0 && !(cw = zc__calloc((size_t)(k * w > 0 ? k * w : 1), sizeof(double)))) rc = ZC_ENOMEM;
+        if (rc == 0) la_gemm_acc(0, k, w, n, c, wm, cw);
+        zc__free(wm);
+    }
+    if (rc == 0) rc = pull(A, r0, r1, 0, n, &band);
+    if (rc == 0) rc = la_qr_apply(r1 - r0, n, band, W ? cw : c, w, out);
+    zc__free(band);
+    zc__free(c);
+    zc__free(cw);
+    return rc;
+}
+
+static int prod_block(zc_array *a, const zc_range *sel, double *out)
+{
+    zc_array *X = a->inputs[0], *W = a->inputs[1];
+    int64_t r0 = sel[0].start, r1 = sel[0].stop, k = X->shape[1], w = a->shape[1], cc = X->chunks[1];
+    memset(out, 0, (size_t)((r1 - r0) * w) * sizeof(double));
+    for (int64_t c0 = 0; c0 < k; c0 += cc) {
+        int64_t c1 = min64(k, c0 + cc);
+        double *xp, *wp;
+        ZC_TRY(pull(X, r0, r1, c0, c1, &xp));
+        int rc = pull(W, c0, c1, 0, w, &wp);
+        if (rc == 0) {
+            la_gemm_acc(0, r1 - r0, w, c1 - c0, xp, wp, out);
+            zc__free(wp);
+        }
+        zc__free(xp);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+static int atb_block(zc_array *a, const zc_range *sel, double *out)
+{
+    zc_array *X = a->inputs[0], *Y = a->inputs[1];
+    int64_t band = a->p.decomp.band, g = sel[0].start, m = X->shape[0];
+    int64_t p0 = sel[1].start, p1 = sel[1].stop, q0 = sel[2].start, q1 = sel[2].stop;
+    memset(out, 0, (size_t)((p1 - p0) * (q1 - q0)) * sizeof(double));
+    int64_t first = g * a->p.decomp.group * band, last = min64(m, (g + 1) * a->p.decomp.group * band);
+    for (int64_t r0 = first; r0 < last; r0 += band) {
+        int64_t r1 = min64(last, r0 + band);
+        double *xp, *yp;
+        ZC_TRY(pull(X, r0, r1, p0, p1, &xp));
+        int rc = pull(Y, r0, r1, q0, q1, &yp);
+        if (rc == 0) {
+            la_gemm_acc(1, p1 - p0, q1 - q0, r1 - r0, xp, yp, out);
+            zc__free(yp);
+        }
+        zc__free(xp);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+static int small_block(zc_array *a, void *out)
+{
+    la_op op = (la_op)a->p.decomp.op;
+    zc_array *A = a->inputs[0];
+    int64_t m = A->shape[0], n = A->ndim == 2 ? A->shape[1] : 1, k = min64(m, n);
+    double *x = NULL, *y = NULL, *t1 = NULL, *t2 = NULL;
+    ZC_TRY(pull_all(A, &x));
+    int rc = 0;
+    if (a->ninputs > 1) rc = pull_all(a->inputs[1], &y);
+    int64_t r = a->ninputs > 1 ? cols_of(a->inputs[1]) : 0;
+    if (rc < 0) goto out;
+    switch (op) {
+    case LA_QR_Q: rc = la_qr(m, n, x, out, NULL); break;
+    case LA_QR_R: rc = la_qr(m, n, x, NULL, out); break;
+    case LA_SVD_S: rc = la_svd(m, n, x, NULL, out, NULL); break;
+    case LA_SVD_U: case LA_SVD_VT:
+        t1 = zc__malloc_array((size_t)(k + 1), sizeof(double));
+        t2 = zc__malloc_array((size_t)((op == LA_SVD_U ? k * n : m * k) + 1), sizeof(double));
+        if (!t1 || !t2) { rc = ZC_ENOMEM; break; }
+        rc = op == LA_SVD_U ? la_svd(m, n, x, out, t1, t2) : la_svd(m, n, x, t2, t1, out);
+        break;
+    case LA_SOLVE: rc = la_solve(m, r, x, y, out); break;
+    case LA_CHOLESKY: rc = la_cholesky(m, x, out); break;
+    case LA_INV: rc = la_inv(m, x, out); break;
+    case LA_LSTSQ_X: rc = la_lstsq(m, n, r, x, y, out, NULL, NULL, NULL); break;
+    case LA_LSTSQ_RES: rc = la_lstsq(m, n, r, x, y, NULL, out, NULL, NULL); break;
+    case LA_LSTSQ_RANK: rc = la_lstsq(m, n, r, x, y, NULL, NULL, out, NULL); break;
+    case LA_LSTSQ_S: rc = la_lstsq(m, n, r, x, y, NULL, NULL, NULL, out); break;
+    default: rc = zc__err(ZC_EINTERNAL, "linalg: unknown operation %d", (int)op);
+    }
+out:
+    zc__free(x);
+    zc__free(y);
+    zc__free(t1);
+    zc__free(t2);
+    return rc;
+}
+
+int decomp_region(zc_array *a, const zc_range *sel, void *out)
+{
+    /* a task computes whole blocks only (decomp nodes are always materialized) */
+    for (int d = 0; d < a->ndim; d++) {
+        int64_t e = sel[d].start + a->chunks[d];
+        if (sel[d].step != 1 || sel[d].start % a->chunks[d] || sel[d].stop != (e < a->shape[d] ? e : a->shape[d]))
+            return zc__err(ZC_EINTERNAL, "%s: a region that is not one block was asked for", decomp_name(a));
+    }
+    for (int i = 0; i < a->ninputs; i++)
+        if (a->inputs[i]->dtype != ZC_FLOAT64)
+            return zc__err(ZC_EINTERNAL, "%s: input %d is %s, not float64", decomp_name(a), i,
+                           zc_dtype_name(a->inputs[i]->dtype));
+    switch ((la_op)a->p.decomp.op) {
+    case LA_TSQR_R: return tsqr_r_block(a, sel[0].start / a->chunks[0], out);
+    case LA_TSQR_Q: return tsqr_q_block(a, sel[0].start / a->chunks[0], out);
+    case LA_PROD: return prod_block(a, sel, out);
+    case LA_ATB: return atb_block(a, sel, out);
+    default: return small_block(a, out);
+    }
+}
+
+/* ---- projections ---- */
+
+static size_t region2(const zc_array *in, int64_t r0, int64_t r1, int64_t c0, int64_t c1, decomp_proj_fn proj)
+{
+    zc_range sel[2] = {{r0, r1, 1}, {c0, c1, 1}};
+    return (size_t)((r1 - r0) * (c1 - c0)) * sizeof(double) + proj(in, sel);
+}
+
+static size_t whole(const zc_array *in, decomp_proj_fn proj)
+{
+    zc_range sel[2];
+    size_t n = sizeof(double);
+    for (int d = 0; d < in->ndim; d++) {
+        sel[d] = (zc_range){0, in->shape[d], 1};
+        n *= (size_t)in->shape[d];
+    }
+    return n + proj(in, sel);
+}
+
+size_t decomp_proj(const zc_array *a, const zc_range *sel, decomp_proj_fn proj)
+{
+    la_op op = (la_op)a->p.decomp.op;
+    const zc_array *A = a->inputs[0];
+    int64_t m = A->shape[0], n = A->ndim == 2 ? A->shape[1] : 1, k = min64(m, n);
+    switch (op) {
+    case LA_TSQR_R: {
+        int64_t rows = min64(a->p.decomp.band, m);
+        return region2(A, 0, rows, 0, n, proj) + la_qr_r_bytes(rows, n);
+    }
+    case LA_TSQR_Q: {
+        int64_t rows = min64(a->p.decomp.band, m), kk = min64(rows, n), w = a->shape[1];
+        size_t t = region2(a->inputs[1], 0, kk, 0, n, proj);
+        if (a->ninputs > 2) t += whole(a->inputs[2], proj) + (size_t)(kk * w) * sizeof(double);
+        /* the W product is freed before the band is pulled, but c and cw stay */
+        return t + region2(A, 0, rows, 0, n, proj) + la_qr_apply_bytes(rows, n, w);
+    }
+    case LA_PROD: {
+        int64_t cc = min64(A->chunks[1], n);
+        return region2(A, sel[0].start, sel[0].stop, 0, cc, proj) + region2(a->inputs[1], 0, cc, 0, a->shape[1], proj);
+    }
+    case LA_ATB: {
+        int64_t band = min64(a->p.decomp.band, m);
+        return region2(A, 0, band, sel[1].start, sel[1].stop, proj) +
+               region2(a->inputs[1], 0, band, sel[2].start, sel[2].stop, proj);
+    }
+    default: break;
+    }
+    size_t t = whole(A, proj) + (a->ninputs > 1 ? whole(a->inputs[1], proj) : 0);
+    int64_t r = a->ninputs > 1 ? cols_of(a->inputs[1]) : 0;
+    switch (op) {
+    case LA_QR_Q: case LA_QR_R: return t + la_qr_bytes(m, n);
+    case LA_SVD_S: return t + la_svd_bytes(m, n, 0);
+    case LA_SVD_U: case LA_SVD_VT: return t + la_svd_bytes(m, n, 1) + (size_t)(k + 2 + k * (m > n ? m : n)) * sizeof(double);
+    case LA_SOLVE: return t + la_solve_bytes(m, r);
+    case LA_CHOLESKY: return t + la_cholesky_bytes(m);
+    case LA_INV: return t + la_inv_bytes(m);
+    default: return t + la_lstsq_bytes(m, n, r);
+    }
+}
+
+/* ---- JSON ---- */
+
+int decomp_to_json(const zc_array *a, json_t *o)
+{
+    json_object_set_new(o, "op", json_string(decomp_name(a)));
+    json_object_set_new(o, "band", json_integer(a->p.decomp.band));
+    json_object_set_new(o, "group", json_integer(a->p.decomp.group));
+    return 0;
+}
+
+int decomp_from_json(const json_t *o, zc_array *a)
+{
+    const char *name = json_string_value(json_object_get(o, "op"));
+    int op = -1;
+    for (int i = 0; name && i < LA_NOPS; i++)
+        if (!strcmp(name, NAMES[i])) op = i;
+    if (op < 0) return zc__err(ZC_EFORMAT, "plan: unknown linear algebra operation '%s'", name ? name : "(none)");
+    a->p.decomp.op = op;
+    a->p.decomp.band = json_integer_value(json_object_get(o, "band"));
+    a->p.decomp.group = json_integer_value(json_object_get(o, "group"));
+    if ((op == LA_TSQR_R || op == LA_TSQR_Q || op == LA_ATB) && a->p.decomp.band < 1)
+        return zc__err(ZC_EFORMAT, "plan: %s node with band %lld", name, (long long)a->p.decomp.band);
+    if (op == LA_ATB && a->p.decomp.group < 1)
+        return zc__err(ZC_EFORMAT, "plan: %s node with group %lld", name, (long long)a->p.decomp.group);
+    return 0;
+}

@@ -1,0 +1,45 @@
+/* plan/decomp.h — the NODE_DECOMP kind: one node kind for the dense linear
+ * algebra operations (ops/decomp.c builds them, kernels/lapack.c computes), its
+ * `op` saying which. All values are float64 (the ops convert float32 inputs
+ * first), except the rank of lstsq (int64). Every decomp node is materialized
+ * (plan.c): a task computes one whole block, never part of one.
+ *
+ *   TSQR_R   inputs A (m×n, m ≥ n), `band` rows per task: block i is the R factor
+ *            (k_i×n, k_i = min(rows of band i, n)) of the QR of A's row band i;
+ *            shape (Σ k_i, n), chunks (n, n) — only the last band may be short
+ *   TSQR_Q   inputs A, Q2 (Σ k_i × n, the Q of TSQR_R's stack), optionally W (n×w):
+ *            block i (rows of band i) = Q_i · Q2[rows of R_i] (· W), Q_i from the
+ *            same Householder QR of band i as TSQR_R (recomputed: a second read of
+ *            A instead of writing and reading the m×n factor Q_i)
+ *   PROD     X (m×k) · W (k×w), W small: block = rows of X (`band`) × all of w;
+ *            a task walks X's column chunks, one X piece and one W piece at a time
+ *   ATB      partial products Xᵀ·Y of X (m×p) and Y (m×q): shape (G, p, q), chunks
+ *            (1, pc, qc); block (g, ·, ·) sums the bands g·group .. (g+1)·group − 1
+ *            of `band` rows; the ops sum over axis 0 with a reduction
+ *   QR_Q, QR_R, SVD_U, SVD_S, SVD_VT, SOLVE, CHOLESKY, INV, LSTSQ_*: one block
+ *            computed from whole inputs that fit in one task (LAPACK) */
+#ifndef ZC_PLAN_DECOMP_H
+#define ZC_PLAN_DECOMP_H
+
+#include <jansson.h>
+
+#include "plan/array.h"
+
+typedef enum {
+    LA_TSQR_R, LA_TSQR_Q, LA_PROD, LA_ATB, LA_QR_Q, LA_QR_R, LA_SVD_U, LA_SVD_S, LA_SVD_VT, LA_SOLVE, LA_CHOLESKY,
+    LA_INV, LA_LSTSQ_X, LA_LSTSQ_RES, LA_LSTSQ_RANK, LA_LSTSQ_S, LA_NOPS
+} la_op;
+
+/* A new decomp node (inputs retained). */
+int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
+                zc_array *const *inputs, int64_t band, int64_t group, zc_array **out);
+/* Compute one block of a (sel must be a block of a's grid). */
+int decomp_region(zc_array *a, const zc_range *sel, void *out);
+/* Bytes a task allocates to compute block `sel` of a (not counting out). */
+typedef size_t (*decomp_proj_fn)(const zc_array *a, const zc_range *sel);
+size_t decomp_proj(const zc_array *a, const zc_range *sel, decomp_proj_fn proj);
+const char *decomp_name(const zc_array *a);
+int decomp_to_json(const zc_array *a, json_t *o);
+int decomp_from_json(const json_t *o, zc_array *a);
+
+#endif

@@ -1,0 +1,582 @@
+/* tests/test_compute_decomp.c — QR (TSQR, recursion, short-fat), SVD,
+ * randomized SVD, solve/cholesky/inv/lstsq against LAPACK on the whole matrix
+ * and against their defining identities; bad input; memory projections vs
+ * measured; plans sent to workers. NumPy comparisons live in tests/cli/linalg.sh. */
+#include <jansson.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static zc_spec spec_mem(size_t mb)
+{
+    zc_spec s = ZC_SPEC_INIT;
+    s.allowed_mem = mb << 20;
+    s.reserved_mem = 1 << 20;
+    return s;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) * 0x1.0p-53 - 0.5;
+}
+
+static double *rand_matrix(int64_t m, int64_t n)
+{
+    double *a = malloc(sizeof(double) * (size_t)(m * n));
+    for (int64_t i = 0; i < m * n; i++) a[i] = urand();
+    return a;
+}
+
+static zc_array *mat(const double *a, int64_t m, int64_t n, int64_t c0, int64_t c1)
+{
+    int64_t shape[2] = {m, n}, chunks[2] = {c0, c1};
+    zc_array *x = NULL;
+    CHECK_OK(zc_asarray(a, ZC_FLOAT64, 2, shape, chunks, &x));
+    return x;
+}
+
+/* values of a (float64) and its shape */
+static double *get(zc_array *a, int64_t *r, int64_t *c)
+{
+    int nd;
+    int64_t shape[ZC_MAX_DIMS];
+    zc_array_info(a, &nd, shape, NULL, NULL);
+    size_t n = 1;
+    for (int d = 0; d < nd; d++) n *= (size_t)shape[d];
+    if (r) *r = nd > 0 ? shape[0] : 1;
+    if (c) *c = nd > 1 ? shape[1] : 1;
+    double *v = calloc(n + 1, sizeof(double));
+    zc_spec s = spec_mem(256);
+    CHECK_OK(zc_compute_buffer(&s, a, v, n * sizeof(double), NULL));
+    return v;
+}
+
+static double max_abs(const double *a, int64_t n)
+{
+    double m = 0;
+    for (int64_t i = 0; i < n; i++) m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* max |A·B − C| for A m×k, B k×n (tb: B given transposed n×k) */
+static double prod_err(const double *a, const double *b, int tb, const double *c, int64_t m, int64_t k, int64_t n)
+{
+    double e = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double t = 0;
+            for (int64_t l = 0; l < k; l++) t += a[i * k + l] * (tb ? b[j * k + l] : b[l * n + j]);
+            e = fmax(e, fabs(t - (c ? c[i * n + j] : (i == j))));
+        }
+    return e;
+}
+
+/* max |QᵀQ − I| for Q m×k */
+static double orth_err(const double *q, int64_t m, int64_t k)
+{
+    double e = 0;
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = 0; j < k; j++) {
+            double t = 0;
+            for (int64_t l = 0; l < m; l++) t += q[l * k + i] * q[l * k + j];
+            e = fmax(e, fabs(t - (i == j)));
+        }
+    return e;
+}
+
+/* singular values by LAPACK on the whole matrix */
+static double *ref_svals(const double *a, int64_t m, int64_t n)
+{
+    int64_t k = m < n ? m : n;
+    double *c = malloc(sizeof(double) * (size_t)(m * n)), *s = malloc(sizeof(double) * (size_t)k);
+    memcpy(c, a, sizeof(double) * (size_t)(m * n));
+    double du[1], dv[1];
+    CHECK(LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'N', (int)m, (int)n, c, (int)n, s, du, (int)m, dv, (int)n) == 0);
+    free(c);
+    return s;
+}
+
+static int count_ops(zc_array *a, const char *kind)
+{
+    zc_spec s = spec_mem(256);
+    char *json = NULL;
+    CHECK_OK(zc_plan_json(&s, 1, &a, NULL, &json));
+    int n = 0;
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"kind\": \"%s\"", kind);
+    for (const char *p = json; p && (p = strstr(p, needle)); p++) n++;
+    zc_free(json);
+    return n;
+}
+
+static void check_qr(int64_t m, int64_t n, int64_t c0, int64_t c1)
+{
+    double *a = rand_matrix(m, n);
+    zc_array *x = mat(a, m, n, c0, c1), *q = NULL, *r = NULL;
+    CHECK_OK(zc_qr(x, &q, &r));
+    int64_t qm, qk, rk, rn, k = m < n ? m : n;
+    double *qv = get(q, &qm, &qk), *rv = get(r, &rk, &rn);
+    CHECK(qm == m && qk == k && rk == k && rn == n);
+    double e1 = prod_err(qv, rv, 0, a, m, k, n), e2 = orth_err(qv, m, k), low = 0;
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = 0; j < i && j < n; j++) low = fmax(low, fabs(rv[i * n + j]));
+    if (e1 > 1e-10 || e2 > 1e-10 || low != 0)
+        fprintf(stderr, "qr %lldx%lld chunks %lldx%lld: |QR-A| %.2e |QtQ-I| %.2e below diag %.2e\n", (long long)m,
+                (long long)n, (long long)c0, (long long)c1, e1, e2, low);
+    CHECK(e1 <= 1e-10);
+    CHECK(e2 <= 1e-10);
+    CHECK(low == 0);
+    free(qv);
+    free(rv);
+    free(a);
+    zc_array_release(x);
+    zc_array_release(q);
+    zc_array_release(r);
+}
+
+TEST(qr_tall_chunkings)
+{
+    check_qr(200, 7, 13, 7);
+    check_qr(200, 7, 50, 3);   /* bands cut across column chunks */
+    check_qr(101, 5, 3, 2);    /* row chunks shorter than n: bands of 6 rows */
+    check_qr(64, 64, 64, 64);  /* square, one band */
+    check_qr(64, 64, 16, 64);  /* square, bands of n rows */
+    check_qr(95, 10, 30, 10);  /* a last band shorter than n */
+    check_qr(1, 1, 1, 1);
+}
+
+TEST(qr_recursion)
+{
+    /* 100 bands of 40 rows: the stacked R (2000 x 20) is taller than a band (40 rows), so
+     * it is factored by TSQR again, down to 40 rows: several levels */
+    int64_t m = 4000, n = 20;
+    double *a = rand_matrix(m, n);
+    zc_array *x = mat(a, m, n, 40, 20), *q = NULL, *r = NULL;
+    CHECK_OK(zc_qr(x, &q, &r));
+    CHECK(count_ops(r, "tsqr_r") >= 5);
+    CHECK(count_ops(q, "tsqr_q") >= 5);
+    double *qv = get(q, NULL, NULL), *rv = get(r, NULL, NULL);
+    CHECK(prod_err(qv, rv, 0, a, m, n, n) <= 1e-10);
+    CHECK(orth_err(qv, m, n) <= 1e-10);
+    /* R agrees with LAPACK's up to the signs of its rows */
+    double *c = malloc(sizeof(double) * (size_t)(m * n)), tau[20];
+    memcpy(c, a, sizeof(double) * (size_t)(m * n));
+    CHECK(LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (int)m, (int)n, c, (int)n, tau) == 0);
+    double e = 0;
+    for (int i = 0; i < n; i++) {
+        double sg = (c[i * n + i] < 0) == (rv[i * n + i] < 0) ? 1 : -1;
+        for (int j = i; j < n; j++) e = fmax(e, fabs(c[i * n + j] - sg * rv[i * n + j]));
+    }
+    CHECK(e <= 1e-10);
+    free(c);
+    free(qv);
+    free(rv);
+    free(a);
+    zc_array_release(x);
+    zc_array_release(q);
+    zc_array_release(r);
+}
+
+TEST(qr_short_fat)
+{
+    check_qr(7, 200, 7, 30);
+    check_qr(5, 9, 2, 4);
+}
+
+static void check_svd(int64_t m, int64_t n, int64_t c0, int64_t c1)
+{
+    double *a = rand_matrix(m, n);
+    zc_array *x = mat(a, m, n, c0, c1), *u = NULL, *s = NULL, *vt = NULL, *sv = NULL;
+    CHECK_OK(zc_svd(x, &u, &s, &vt));
+    CHECK_OK(zc_svdvals(x, &sv));
+    int64_t k = m < n ? m : n, um, uk, vk, vn;
+    double *uv = get(u, &um, &uk), *svv = get(s, NULL, NULL), *vv = get(vt, &vk, &vn), *s2 = get(sv, NULL, NULL);
+    CHECK(um == m && uk == k && vk == k && vn == n);
+    double *ref = ref_svals(a, m, n), e = 0, e2 = 0;
+    for (int64_t i = 0; i < k; i++) {
+        e = fmax(e, fabs(svv[i] - ref[i]) / ref[0]);
+        e2 = fmax(e2, fabs(s2[i] - ref[i]) / ref[0]);
+    }
+    CHECK(e <= 1e-10);
+    CHECK(e2 <= 1e-10);
+    /* U·diag(s)·Vt = A */
+    double *us = malloc(sizeof(double) * (size_t)(m * k));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < k; j++) us[i * k + j] = uv[i * k + j] * svv[j];
+    double er = prod_err(us, vv, 0, a, m, k, n);
+    if (er > 1e-10 || e > 1e-10) fprintf(stderr, "svd %lldx%lld: |s-ref| %.2e |USV-A| %.2e\n", (long long)m, (long long)n, e, er);
+    CHECK(er <= 1e-10);
+    CHECK(orth_err(uv, m, k) <= 1e-10);
+    /* rows of Vt orthonormal */
+    CHECK(prod_err(vv, vv, 1, NULL, k, n, k) <= 1e-10);
+    free(us);
+    free(uv);
+    free(svv);
+    free(vv);
+    free(s2);
+    free(ref);
+    free(a);
+    zc_array_release(x);
+    zc_array_release(u);
+    zc_array_release(s);
+    zc_array_release(vt);
+    zc_array_release(sv);
+}
+
+TEST(svd_tall_short_fat)
+{
+    check_svd(300, 12, 25, 12);
+    check_svd(300, 12, 7, 5);
+    check_svd(2000, 10, 20, 10); /* recursion */
+    check_svd(12, 300, 12, 25);  /* by transposition */
+    check_svd(40, 40, 10, 40);
+}
+
+/* A = U0 diag(sigma) V0ᵀ with sigma_i = 0.7^i */
+static double *known_spectrum(int64_t m, int64_t n, double *sigma)
+{
+    int64_t k = m < n ? m : n;
+    double *u0 = rand_matrix(m, k), *v0 = rand_matrix(n, k), tau[512];
+    CHECK(LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (int)m, (int)k, u0, (int)k, tau) == 0);
+    CHECK(LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (int)m, (int)k, (int)k, u0, (int)k, tau) == 0);
+    CHECK(LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (int)n, (int)k, v0, (int)k, tau) == 0);
+    CHECK(LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (int)n, (int)k, (int)k, v0, (int)k, tau) == 0);
+    double *a = calloc((size_t)(m * n), sizeof(double));
+    for (int64_t i = 0; i < k; i++) sigma[i] = pow(0.7, (double)i);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double t = 0;
+            for (int64_t l = 0; l < k; l++) t += u0[i * k + l] * sigma[l] * v0[j * k + l];
+            a[i * n + j] = t;
+        }
+    free(u0);
+    free(v0);
+    return a;
+}
+
+static void rsvd_case(int64_t m, int64_t n, int64_t c0, int64_t c1, int power)
+{
+    int64_t k = 10;
+    double sigma[512];
+    double *a = known_spectrum(m, n, sigma);
+    zc_array *x = mat(a, m, n, c0, c1), *u = NULL, *s = NULL, *vt = NULL;
+    CHECK_OK(zc_svd_compressed(x, k, 10, power, 42, &u, &s, &vt));
+    int64_t um, uk, vk, vn;
+    double *uv = get(u, &um, &uk), *sv = get(s, NULL, NULL), *vv = get(vt, &vk, &vn);
+    CHECK(um == m && uk == k && vk == k && vn == n);
+    CHECK(orth_err(uv, m, k) <= 1e-10);
+    CHECK(prod_err(vv, vv, 1, NULL, k, n, k) <= 1e-10);
+    /* ‖A − U S Vt‖₂ within a small factor of sigma_{k+1} */
+    double *res = malloc(sizeof(double) * (size_t)(m * n));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double t = 0;
+            for (int64_t l = 0; l < k; l++) t += uv[i * k + l] * sv[l] * vv[l * n + j];
+            res[i * n + j] = a[i * n + j] - t;
+        }
+    double *rs = ref_svals(res, m, n);
+    if (rs[0] > 3 * sigma[k]) fprintf(stderr, "rsvd %lldx%lld q=%d: |A-USV|_2 %.3e sigma_k+1 %.3e\n", (long long)m, (long long)n, power, rs[0], sigma[k]);
+    CHECK(rs[0] <= 3 * sigma[k]);
+    for (int64_t i = 0; i < k; i++) CHECK(fabs(sv[i] - sigma[i]) <= (power ? 1e-3 : 0.1) * sigma[i] + 2 * sigma[k]);
+    /* the same seed gives identical results */
+    zc_array *s2 = NULL;
+    CHECK_OK(zc_svd_compressed(x, k, 10, power, 42, NULL, &s2, NULL));
+    double *sv2 = get(s2, NULL, NULL);
+    CHECK(memcmp(sv, sv2, sizeof(double) * (size_t)k) == 0);
+    free(sv2);
+    zc_array_release(s2);
+    free(rs);
+    free(res);
+    free(uv);
+    free(sv);
+    free(vv);
+    free(a);
+    zc_array_release(x);
+    zc_array_release(u);
+    zc_array_release(s);
+    zc_array_release(vt);
+}
+
+TEST(svd_compressed_known_spectrum)
+{
+    rsvd_case(300, 200, 64, 50, 0);
+    rsvd_case(300, 200, 64, 50, 2);
+    rsvd_case(150, 260, 40, 100, 1); /* wider than tall */
+}
+
+TEST(svd_compressed_chunk_independent)
+{
+    /* Ω does not depend on the chunks: other chunks give the same values up to rounding */
+    double sigma[512];
+    double *a = known_spectrum(200, 120, sigma);
+    zc_array *x1 = mat(a, 200, 120, 50, 120), *x2 = mat(a, 200, 120, 33, 17), *s1 = NULL, *s2 = NULL;
+    CHECK_OK(zc_svd_compressed(x1, 5, 5, 1, 7, NULL, &s1, NULL));
+    CHECK_OK(zc_svd_compressed(x2, 5, 5, 1, 7, NULL, &s2, NULL));
+    double *v1 = get(s1, NULL, NULL), *v2 = get(s2, NULL, NULL);
+    for (int i = 0; i < 5; i++) CHECK(fabs(v1[i] - v2[i]) <= 1e-12);
+    free(v1);
+    free(v2);
+    free(a);
+    zc_array_release(x1);
+    zc_array_release(x2);
+    zc_array_release(s1);
+    zc_array_release(s2);
+}
+
+TEST(solve_inv_cholesky_lstsq)
+{
+    int64_t n = 30;
+    double *a = rand_matrix(n, n), *b = rand_matrix(n, 3), *spd = malloc(sizeof(double) * (size_t)(n * n));
+    for (int64_t i = 0; i < n; i++) a[i * n + i] += 4; /* well conditioned */
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double t = 0;
+            for (int64_t l = 0; l < n; l++) t += a[i * n + l] * a[j * n + l];
+            spd[i * n + j] = t;
+        }
+    zc_array *x = mat(a, n, n, 7, 9), *y = mat(b, n, 3, 4, 3), *p = mat(spd, n, n, 30, 30), *sol = NULL, *inv = NULL,
+             *l = NULL;
+    CHECK_OK(zc_solve(x, y, &sol));
+    CHECK_OK(zc_inv(x, &inv));
+    CHECK_OK(zc_cholesky(p, &l));
+    double *sv = get(sol, NULL, NULL), *iv = get(inv, NULL, NULL), *lv = get(l, NULL, NULL);
+    CHECK(prod_err(a, sv, 0, b, n, n, 3) <= 1e-10);
+    CHECK(prod_err(a, iv, 0, NULL, n, n, n) <= 1e-10);
+    CHECK(prod_err(lv, lv, 1, spd, n, n, n) <= 1e-10 * max_abs(spd, n * n));
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = i + 1; j < n; j++) CHECK(lv[i * n + j] == 0);
+    /* 1-D right-hand side */
+    int64_t s1[1] = {n};
+    zc_array *b1 = NULL, *x1 = NULL;
+    CHECK_OK(zc_asarray(b, ZC_FLOAT64, 1, s1, NULL, &b1));
+    CHECK_OK(zc_solve(x, b1, &x1));
+    int nd;
+    zc_array_info(x1, &nd, NULL, NULL, NULL);
+    CHECK(nd == 1);
+    double *x1v = get(x1, NULL, NULL), e = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double t = 0;
+        for (int64_t j = 0; j < n; j++) t += a[i * n + j] * x1v[j];
+        e = fmax(e, fabs(t - b[i]));
+    }
+    CHECK(e <= 1e-10);
+    /* lstsq, overdetermined full rank: the normal equations hold, residuals = |b - a x|^2, rank n */
+    int64_t m = 50, k = 6;
+    double *am = rand_matrix(m, k), *bm = rand_matrix(m, 2);
+    zc_array *A = mat(am, m, k, 16, 6), *B = mat(bm, m, 2, 50, 2), *lx = NULL, *lr = NULL, *lk = NULL, *ls = NULL;
+    CHECK_OK(zc_lstsq(A, B, &lx, &lr, &lk, &ls));
+    double *lxv = get(lx, NULL, NULL), *lrv = get(lr, NULL, NULL), *lsv = get(ls, NULL, NULL);
+    int64_t rank = -1;
+    zc_spec sp = spec_mem(64);
+    CHECK_OK(zc_compute_buffer(&sp, lk, &rank, sizeof rank, NULL));
+    CHECK(rank == k);
+    double *ref = ref_svals(am, m, k);
+    for (int64_t i = 0; i < k; i++) CHECK(fabs(lsv[i] - ref[i]) <= 1e-12 * ref[0]);
+    for (int c = 0; c < 2; c++) {
+        double r2 = 0, g[6] = {0};
+        for (int64_t i = 0; i < m; i++) {
+            double t = bm[i * 2 + c];
+            for (int64_t j = 0; j < k; j++) t -= am[i * k + j] * lxv[j * 2 + c];
+            r2 += t * t;
+            for (int64_t j = 0; j < k; j++) g[j] += am[i * k + j] * t; /* Aᵀ r = 0 */
+        }
+        CHECK(fabs(r2 - lrv[c]) <= 1e-12 * r2);
+        CHECK(max_abs(g, k) <= 1e-12);
+    }
+    free(ref);
+    free(lxv);
+    free(lrv);
+    free(lsv);
+    free(am);
+    free(bm);
+    zc_array_release(A);
+    zc_array_release(B);
+    zc_array_release(lx);
+    zc_array_release(lr);
+    zc_array_release(lk);
+    zc_array_release(ls);
+    free(x1v);
+    zc_array_release(b1);
+    zc_array_release(x1);
+    free(sv);
+    free(iv);
+    free(lv);
+    free(a);
+    free(b);
+    free(spd);
+    zc_array_release(x);
+    zc_array_release(y);
+    zc_array_release(p);
+    zc_array_release(sol);
+    zc_array_release(inv);
+    zc_array_release(l);
+}
+
+TEST(float32_input)
+{
+    int64_t m = 60, n = 4;
+    float f[240];
+    double d[240];
+    for (int i = 0; i < 240; i++) d[i] = f[i] = (float)urand();
+    int64_t shape[2] = {m, n}, chunks[2] = {16, 4};
+    zc_array *x = NULL, *s = NULL;
+    CHECK_OK(zc_asarray(f, ZC_FLOAT32, 2, shape, chunks, &x));
+    CHECK_OK(zc_svdvals(x, &s));
+    zc_dtype dt;
+    zc_array_info(s, NULL, NULL, NULL, &dt);
+    CHECK(dt == ZC_FLOAT64);
+    double *sv = get(s, NULL, NULL), *ref = ref_svals(d, m, n);
+    for (int i = 0; i < n; i++) CHECK(fabs(sv[i] - ref[i]) <= 1e-10 * ref[0]);
+    free(sv);
+    free(ref);
+    zc_array_release(x);
+    zc_array_release(s);
+}
+
+TEST(bad_input)
+{
+    double a[16] = {1, 2, 3, 4, 2, 4, 6, 8, 0, 0, 1, 0, 5, 1, 2, 3}; /* rows 0 and 1 dependent: singular */
+    zc_array *x = mat(a, 4, 4, 4, 4), *o = NULL, *o2 = NULL;
+    int64_t s1[1] = {16}, s3[3] = {2, 2, 4};
+    zc_array *v = NULL, *t3 = NULL, *iv = NULL;
+    CHECK_OK(zc_asarray(a, ZC_FLOAT64, 1, s1, NULL, &v));
+    CHECK_OK(zc_asarray(a, ZC_FLOAT64, 3, s3, NULL, &t3));
+    int32_t ints[4] = {1, 2, 3, 4};
+    int64_t s2[2] = {2, 2};
+    CHECK_OK(zc_asarray(ints, ZC_INT32, 2, s2, NULL, &iv));
+    CHECK_ERR(zc_qr(v, &o, &o2), ZC_EINVAL, "2-D");
+    CHECK_ERR(zc_svd(t3, &o, NULL, NULL), ZC_EINVAL, "2-D");
+    CHECK_ERR(zc_svdvals(iv, &o), ZC_EINVAL, "int32");
+    CHECK_ERR(zc_qr(NULL, &o, NULL), ZC_EINVAL, NULL);
+    CHECK_ERR(zc_qr(x, NULL, NULL), ZC_EINVAL, "no output");
+    CHECK_ERR(zc_svd_compressed(x, 0, 2, 0, 1, NULL, &o, NULL), ZC_EINVAL, "k = 0");
+    CHECK_ERR(zc_svd_compressed(x, 5, 2, 0, 1, NULL, &o, NULL), ZC_EINVAL, "k = 5");
+    CHECK_ERR(zc_svd_compressed(x, 2, -1, 0, 1, NULL, &o, NULL), ZC_EINVAL, "oversamples");
+    zc_array *rect = mat(a, 2, 8, 2, 8);
+    CHECK_ERR(zc_inv(rect, &o), ZC_EINVAL, "square");
+    CHECK_ERR(zc_cholesky(rect, &o), ZC_EINVAL, "square");
+    CHECK_ERR(zc_solve(x, rect, &o), ZC_EINVAL, "rows");
+    CHECK_ERR(zc_lstsq(x, rect, &o, NULL, NULL, NULL), ZC_EINVAL, "rows");
+    /* singular / not positive definite: errors from the computation, naming the function */
+    zc_spec sp = spec_mem(64);
+    double out[16];
+    CHECK_OK(zc_inv(x, &o));
+    CHECK_ERR(zc_compute_buffer(&sp, o, out, sizeof out, NULL), ZC_EINVAL, "singular");
+    zc_array_release(o);
+    CHECK_OK(zc_solve(x, x, &o));
+    CHECK_ERR(zc_compute_buffer(&sp, o, out, sizeof out, NULL), ZC_EINVAL, "singular");
+    zc_array_release(o);
+    CHECK_OK(zc_cholesky(x, &o));
+    CHECK_ERR(zc_compute_buffer(&sp, o, out, sizeof out, NULL), ZC_EINVAL, "positive definite");
+    zc_array_release(o);
+    zc_array_release(v);
+    zc_array_release(t3);
+    zc_array_release(iv);
+    zc_array_release(rect);
+    zc_array_release(x);
+}
+
+TEST(memory_bound)
+{
+    /* a 1000 x 1000 inverse needs the whole matrix in one task: refused under 8 MB,
+     * naming the operation and both figures */
+    int64_t shape[2] = {1000, 1000}, chunks[2] = {100, 100};
+    zc_array *x = NULL, *o = NULL;
+    CHECK_OK(zc_random_uniform(1, 2, shape, chunks, ZC_FLOAT64, 0, 1, &x));
+    CHECK_OK(zc_inv(x, &o));
+    zc_spec sp = spec_mem(8);
+    char *json = NULL;
+    CHECK_ERR(zc_plan_json(&sp, 1, &o, NULL, &json), ZC_EMEMBOUND, "inv");
+    CHECK(strstr(zc_errmsg(), "MB allowed") != NULL);
+    zc_array_release(o);
+    /* TSQR of a tall matrix fits where the matrix does not: measured <= projected */
+    int64_t ts[2] = {20000, 16}, tc[2] = {1000, 16};
+    zc_array *t = NULL, *q = NULL, *r = NULL;
+    CHECK_OK(zc_random_normal(3, 2, ts, tc, ZC_FLOAT64, 0, 1, &t));
+    CHECK_OK(zc_qr(t, &q, &r));
+    zc_spec s2 = spec_mem(4);
+    zc_report *rep = NULL;
+    double *buf = malloc(sizeof(double) * 16 * 16);
+    CHECK_OK(zc_compute_buffer(&s2, r, buf, sizeof(double) * 256, &rep));
+    char *rj = NULL;
+    CHECK_OK(zc_report_json(rep, &rj));
+    json_t *doc = json_loads(rj, 0, NULL);
+    json_t *ops = json_object_get(doc, "operations");
+    CHECK(json_array_size(ops) >= 2);
+    for (size_t i = 0; i < json_array_size(ops); i++) {
+        json_t *op = json_array_get(ops, i);
+        json_int_t pm = json_integer_value(json_object_get(op, "projected_mem")),
+                   mm = json_integer_value(json_object_get(op, "measured_mem"));
+        if (mm > pm) fprintf(stderr, "%s: measured %lld > projected %lld\n", json_string_value(json_object_get(op, "name")), (long long)mm, (long long)pm);
+        CHECK(mm <= pm);
+    }
+    json_decref(doc);
+    zc_free(rj);
+    zc_report_free(rep);
+    free(buf);
+    zc_array_release(t);
+    zc_array_release(q);
+    zc_array_release(r);
+    zc_array_release(x);
+}
+
+TEST(worker_plan)
+{
+    /* a TSQR plan saved as JSON and run operation by operation, as `zcube worker` does */
+    char dir[] = "/tmp/zc_decomp_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char src[300], out[300], work[300], plan[300];
+    snprintf(src, sizeof src, "%s/src", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(work, sizeof work, "%s/work", dir);
+    snprintf(plan, sizeof plan, "%s/plan.json", dir);
+    int64_t m = 3000, n = 8;
+    double *a = rand_matrix(m, n);
+    zc_store *ss = NULL, *os = NULL;
+    CHECK_OK(zc_store_open(src, ZC_STORE_CREATE, &ss));
+    CHECK_OK(zc_store_open(out, ZC_STORE_CREATE, &os));
+    zc_array *x = mat(a, m, n, 20, 8), *q = NULL, *r = NULL;
+    zc_target t0 = {ss, "a", NULL, 0};
+    zc_spec sp = spec_mem(64);
+    CHECK_OK(zc_compute(&sp, 1, &x, &t0, NULL));
+    zc_array *xs = NULL;
+    CHECK_OK(zc_from_zarr(ss, "a", &xs));
+    CHECK_OK(zc_qr(xs, &q, &r));
+    zc_array *outs[2] = {q, r};
+    zc_target tg[2] = {{os, "q", NULL, 0}, {os, "r", NULL, 0}};
+    sp.work_dir = work;
+    CHECK_OK(zc_plan_save(&sp, 2, outs, tg, plan));
+    json_error_t je;
+    json_t *doc = json_load_file(plan, 0, &je);
+    int nst = (int)json_integer_value(json_object_get(doc, "stages"));
+    json_decref(doc);
+    CHECK(nst >= 4);
+    for (int op = 0; op < nst; op++) CHECK_OK(zc_plan_run(plan, op, 0, -1, 1));
+    zc_array *qz = NULL, *rz = NULL;
+    CHECK_OK(zc_from_zarr(os, "q", &qz));
+    CHECK_OK(zc_from_zarr(os, "r", &rz));
+    double *qv = get(qz, NULL, NULL), *rv = get(rz, NULL, NULL);
+    CHECK(prod_err(qv, rv, 0, a, m, n, n) <= 1e-10);
+    CHECK(orth_err(qv, m, n) <= 1e-10);
+    free(qv);
+    free(rv);
+    free(a);
+    zc_array_release(qz);
+    zc_array_release(rz);
+    zc_array_release(x);
+    zc_array_release(xs);
+    zc_array_release(q);
+    zc_array_release(r);
+    zc_store_close(ss);
+    zc_store_close(os);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
