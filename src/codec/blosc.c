@@ -19,7 +19,8 @@
  * Decoding validates the header against the input length
  * (blosc_cbuffer_validate), refuses a declared size above `cap`, and then
  * decompresses with the context API on the calling thread (no global lock, no
- * blosc threads), since zarr/ runs many decodes at once on its own pool. */
+ * blosc threads), since zarr/ runs many decodes at once on its own pool.
+ * codec_blosc_decode_range decodes only the blocks a part of the chunk needs (see there). */
 #include <blosc.h>
 #include <string.h>
 
@@ -103,6 +104,18 @@ static int decoded_size(void *state, const void *src, size_t n, size_t *size, bo
     return 0;
 }
 
+/* The header's compressor format is one this blosc has. */
+static int check_format(unsigned flags)
+{
+    if (flags & BLOSC_MEMCPYED) return 0;
+    unsigned fmt = flags >> 5;
+    if (fmt >= sizeof formats / sizeof formats[0])
+        return zc__err(ZC_ECORRUPT, "blosc: unknown compressor format %u in header", fmt);
+    if (blosc_compname_to_compcode(formats[fmt]) < 0)
+        return zc__err(ZC_EUNSUPPORTED, "blosc: data compressed with %s, which this blosc lacks", formats[fmt]);
+    return 0;
+}
+
 static int decode(void *state, const void *src, size_t n, void *dst, size_t cap, size_t *written)
 {
     size_t nbytes;
@@ -114,20 +127,70 @@ static int decode(void *state, const void *src, size_t n, void *dst, size_t cap,
         *written = 0;
         return 0;
     }
-    unsigned flags = ((const unsigned char *)src)[2];
-    if (!(flags & BLOSC_MEMCPYED)) {
-        unsigned fmt = flags >> 5;
-        if (fmt >= sizeof formats / sizeof formats[0])
-            return zc__err(ZC_ECORRUPT, "blosc: unknown compressor format %u in header", fmt);
-        if (blosc_compname_to_compcode(formats[fmt]) < 0)
-            return zc__err(ZC_EUNSUPPORTED, "blosc: data compressed with %s, which this blosc lacks",
-                           formats[fmt]);
-    }
+    ZC_TRY(check_format(((const unsigned char *)src)[2]));
     int r = blosc_decompress_ctx(src, dst, cap, 1);
     if (r <= 0 || (size_t)r != nbytes)
         return zc__err(ZC_ECORRUPT, "blosc: corrupt data (%zu bytes, %zu decoded expected, error %d)", n,
                        nbytes, r);
     *written = nbytes;
+    return 0;
+}
+
+static size_t le32(const unsigned char *p)
+{
+    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+}
+
+/* Partial decode: only the blocks that hold [lo, hi). After the header comes
+ * the table of block starts (LE32 offsets from the buffer's start, one per
+ * block of `blocksize` decoded bytes, the last block possibly shorter); each
+ * block decodes on its own (blosc_getitem, which decodes whole blocks into its
+ * own buffer and copies the items asked for). The offsets of the blocks used
+ * are checked to lie inside the buffer first; blosc itself checks each block's
+ * compressed lengths against the header's cbytes, which check_header matched
+ * to n. Plain-copy buffers are sliced. Declines (*dhi = 0) when every block
+ * is needed (one whole decode is cheaper) or the items do not tile the blocks. */
+int codec_blosc_decode_range(const void *src, size_t n, void *dst, size_t cap, size_t lo, size_t hi, size_t *dlo,
+                             size_t *dhi)
+{
+    *dhi = 0;
+    size_t nbytes;
+    ZC_TRY(check_header(src, n, &nbytes));
+    if (nbytes != cap)
+        return zc__err(ZC_ECORRUPT, "blosc: header declares %zu decoded bytes, expected %zu", nbytes, cap);
+    if (lo >= hi || hi > nbytes) return 0;
+    const unsigned char *p = src;
+    unsigned flags = p[2];
+    ZC_TRY(check_format(flags));
+    if (flags & BLOSC_MEMCPYED) {
+        if (n - BLOSC_MAX_OVERHEAD < nbytes)
+            return zc__err(ZC_ECORRUPT, "blosc: uncompressed buffer of %zu bytes holds less than the %zu declared",
+                           n, nbytes);
+        memcpy((unsigned char *)dst + lo, p + BLOSC_MAX_OVERHEAD + lo, hi - lo);
+        *dlo = lo;
+        *dhi = hi;
+        return 0;
+    }
+    size_t ts = p[3], bs = le32(p + 8);
+    if (ts == 0 || bs == 0 || bs % ts || nbytes % ts) return 0;
+    size_t nblocks = nbytes / bs + (nbytes % bs != 0), j0 = lo / bs, j1 = (hi - 1) / bs;
+    if (j0 == 0 && j1 == nblocks - 1) return 0;
+    size_t table = BLOSC_MAX_OVERHEAD + 4 * nblocks;
+    if (n < table)
+        return zc__err(ZC_ECORRUPT, "blosc: %zu bytes cannot hold the starts of its %zu blocks", n, nblocks);
+    for (size_t j = j0; j <= j1; j++) {
+        size_t at = le32(p + BLOSC_MAX_OVERHEAD + 4 * j);
+        if (at < table || at >= n)
+            return zc__err(ZC_ECORRUPT, "blosc: block %zu starts at byte %zu, outside the blocks (%zu..%zu)", j,
+                           at, table, n);
+    }
+    size_t b0 = j0 * bs, b1 = (j1 + 1) * bs < nbytes ? (j1 + 1) * bs : nbytes;
+    int r = blosc_getitem(src, (int)(b0 / ts), (int)((b1 - b0) / ts), (unsigned char *)dst + b0);
+    if (r < 0 || (size_t)r != b1 - b0)
+        return zc__err(ZC_ECORRUPT, "blosc: corrupt data in blocks %zu..%zu (decoded bytes %zu..%zu, error %d)",
+                       j0, j1, b0, b1, r);
+    *dlo = b0;
+    *dhi = b1;
     return 0;
 }
 

@@ -301,6 +301,42 @@ done:
     return rc;
 }
 
+int codec_chain_decode_range(const codec_chain *ch, const void *src, size_t n, void *dst, size_t dst_size,
+                             size_t lo, size_t hi, size_t *dlo, size_t *dhi)
+{
+    if (dst_size != ch->ctx.nbytes || lo > hi || hi > dst_size)
+        return zc__err(ZC_EINVAL, "codec chain: range %zu..%zu of a %zu-byte buffer, the chunk has %zu", lo, hi,
+                       dst_size, ch->ctx.nbytes);
+    int one = -1, live = 0; /* the only codec not skipped, if there is one */
+    for (int i = 0; i < ch->n; i++)
+        if (!ch->skip[i]) {
+            one = i;
+            live++;
+        }
+    if (live == 0) {
+        if (n != dst_size) return zc__err(ZC_ECORRUPT, "chunk has %zu bytes, expected %zu", n, dst_size);
+        if (hi > lo) memcpy((unsigned char *)dst + lo, (const unsigned char *)src + lo, hi - lo);
+        *dlo = lo;
+        *dhi = hi;
+        return 0;
+    }
+    if (live == 1 && ch->c[one].type->decode == codec_blosc.decode && ch->known[one] && ch->size[one] == dst_size) {
+        const codec *c = &ch->c[one];
+        *dhi = 0;
+        ZC_TRY(codec_blosc_decode_range(n ? src : (const void *)"", n, dst, dst_size, lo, hi, dlo, dhi));
+        if (*dhi) {
+            if (*dlo > lo || *dhi < hi || *dhi > dst_size)
+                return zc__err(ZC_EINTERNAL, "codec '%s' decoded %zu..%zu for %zu..%zu", c->type->name, *dlo,
+                               *dhi, lo, hi);
+            return 0;
+        }
+    }
+    ZC_TRY(codec_chain_decode(ch, src, n, dst, dst_size));
+    *dlo = 0;
+    *dhi = dst_size;
+    return 0;
+}
+
 /* ---- encode ---- */
 
 int codec_chain_encode(const codec_chain *ch, const void *src, size_t n, zc_buf *out)

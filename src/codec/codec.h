@@ -88,6 +88,15 @@ extern const codec_type codec_bytes, codec_transpose, codec_crc32c, codec_zstd, 
     codec_fixedscaleoffset, codec_bitround, codec_astype, codec_quantize, codec_adler32,
     codec_crc32;
 
+/* Partial decode of a blosc1 buffer (codec/blosc.c): only the blocks that hold
+ * bytes [lo, hi) of the decoded data, written at their own positions in dst,
+ * whose capacity cap is the whole decoded size (the header must declare
+ * exactly that: else ZC_ECORRUPT). Sets [*dlo, *dhi) ⊇ [lo, hi) to what it
+ * wrote, or *dhi = 0 (nothing written) when the buffer is better or only
+ * decoded whole. */
+int codec_blosc_decode_range(const void *src, size_t n, void *dst, size_t cap, size_t lo, size_t hi, size_t *dlo,
+                             size_t *dhi);
+
 /* ---- chain (codec/chain.c) ---- */
 
 typedef struct codec_chain codec_chain;
@@ -102,6 +111,14 @@ void codec_chain_free(codec_chain *ch);
 int codec_chain_decode(const codec_chain *ch, const void *src, size_t n, void *dst, size_t dst_size);
 /* Encode a chunk (ctx.nbytes, C order, native) into *out (zc__malloc'd). */
 int codec_chain_encode(const codec_chain *ch, const void *src, size_t n, zc_buf *out);
+/* Decode bytes [lo, hi) of one stored chunk (at least) into dst, which must be
+ * exactly ctx.nbytes: they land at their positions in the chunk, other bytes of
+ * dst are left as they were or overwritten with chunk bytes. [*dlo, *dhi) ⊇
+ * [lo, hi) says what was written. Decodes less than the whole chunk when the
+ * chain is a plain copy or blosc alone (only the blocks holding [lo, hi),
+ * codec_blosc_decode_range); otherwise decodes it whole ([0, ctx.nbytes)). */
+int codec_chain_decode_range(const codec_chain *ch, const void *src, size_t n, void *dst, size_t dst_size,
+                             size_t lo, size_t hi, size_t *dlo, size_t *dhi);
 /* True if decoding is a plain copy (bytes codec in native order, nothing else):
  * the stored chunk can be used as is. */
 bool codec_chain_is_identity(const codec_chain *ch);

@@ -31,6 +31,7 @@ typedef struct {
     unsigned char **arena;   /* per slot: the stored bytes of a group of inner chunks */
     size_t *arena_cap;
     shard_set shards;       /* sharded arrays: indexes of touched shards */
+    bool identity;          /* stored bytes are the decoded bytes (bytes codec only) */
 } read_ctx;
 
 /* Byte offset in dst and the copy geometry of touched unit t. */
@@ -63,6 +64,16 @@ static bool contiguous_in_dst(const zarr_sel *s, const int64_t *count)
     return true;
 }
 
+/* Bytes [lo, hi) of the decoded unit that hold its selected elements. */
+static void sel_extent(const zarr_sel *s, int64_t src_off, const int64_t *sstride, const int64_t *count, size_t isz,
+                       size_t *lo, size_t *hi)
+{
+    int64_t last = src_off;
+    for (int d = 0; d < s->ndim; d++) last += (count[d] - 1) * sstride[d];
+    *lo = (size_t)src_off;
+    *hi = (size_t)last + isz;
+}
+
 static int read_group(void *vctx, size_t g, int slot)
 {
     read_ctx *r = vctx;
@@ -74,36 +85,59 @@ static int read_group(void *vctx, size_t g, int slot)
     store_req reqs[GROUP_MAX];
     char keys[GROUP_MAX][KEY_LEN];
     bool skip[GROUP_MAX]; /* no request: empty inner chunk or absent shard */
+    size_t lo[GROUP_MAX], hi[GROUP_MAX]; /* bytes of the decoded unit the selection needs */
     int64_t coords[GROUP_MAX][ZC_MAX_DIMS];
     int rc = 0;
     memset(reqs, 0, sizeof(store_req) * n);
     size_t nreq = 0, arena_need = 0;
     size_t reqi[GROUP_MAX];
     for (size_t i = 0; i < n; i++) {
-        int64_t j[ZC_MAX_DIMS];
+        int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
+        bool whole;
         zarr_sel_unravel(s, t0 + i, j);
-        for (int d = 0; d < s->ndim; d++) coords[i][d] = s->spans[d][j[d]].chunk;
+        unit_geometry(r, j, coord, &dst_off, &src_off, sstride, count, &whole);
+        for (int d = 0; d < s->ndim; d++) coords[i][d] = coord[d];
+        sel_extent(s, src_off, sstride, count, a->m.dtype.size, &lo[i], &hi[i]);
+        bool direct = whole && contiguous_in_dst(s, count);
         skip[i] = false;
+        uint64_t base = 0;
+        const char *key;
         if (a->m.sharded) {
             uint64_t off, len;
-            const char *key;
             ZC_TRY(shard_set_locate(&r->shards, a, coords[i], &key, &off, &len));
             if (off == UINT64_MAX) {
                 skip[i] = true;
                 continue;
             }
-            if (len > a->rchunk_nbytes * 2 + (1u << 20))
+            if (len > a->rchunk_nbytes * 2 + (1u << 20) || (r->identity && len != a->rchunk_nbytes))
                 return zc__err(ZC_ECORRUPT, "array '%s': shard '%s' index gives an inner chunk of %llu bytes "
                                "(decoded it is %zu)", a->path, key, (unsigned long long)len, a->rchunk_nbytes);
             reqs[nreq] = (store_req){.key = key, .offset = off, .length = len};
-            arena_need += len;
+            base = off;
         } else {
             ZC_TRY(zarr_chunk_key(a, coords[i], keys[i], KEY_LEN));
-            reqs[nreq] = (store_req){.key = keys[i], .length = STORE_TO_END};
+            key = keys[i];
+            reqs[nreq] = (store_req){.key = key, .length = STORE_TO_END};
+        }
+        if (r->identity) {
+            /* stored = decoded bytes: read only what the selection needs, a whole
+             * contiguous unit straight into dst */
+            if (direct) {
+                reqs[nreq].offset = base;
+                reqs[nreq].length = a->rchunk_nbytes;
+                reqs[nreq].buf = r->dst + dst_off;
+                reqs[nreq].buf_cap = a->rchunk_nbytes;
+            } else {
+                reqs[nreq].offset = base + lo[i];
+                reqs[nreq].length = hi[i] - lo[i];
+                arena_need += hi[i] - lo[i];
+            }
+        } else if (a->m.sharded) {
+            arena_need += (size_t)reqs[nreq].length;
         }
         reqi[i] = nreq++;
     }
-    if (arena_need) { /* inner chunk sizes are known: one reused buffer for all, no allocation per chunk */
+    if (arena_need) { /* sizes are known: one reused buffer for all, no allocation per chunk */
         if (arena_need > r->arena_cap[slot]) {
             zc__free(r->arena[slot]);
             r->arena_cap[slot] = 0;
@@ -112,6 +146,7 @@ static int read_group(void *vctx, size_t g, int slot)
         }
         size_t off = 0;
         for (size_t k = 0; k < nreq; k++) {
+            if (reqs[k].buf || reqs[k].length == STORE_TO_END) continue;
             reqs[k].buf = r->arena[slot] + off;
             reqs[k].buf_cap = (size_t)reqs[k].length;
             off += (size_t)reqs[k].length;
@@ -129,6 +164,13 @@ static int read_group(void *vctx, size_t g, int slot)
             zarr_fill_nd(r->dst + dst_off, s->ostride, count, s->ndim, a->m.fill, a->m.dtype.size);
             continue;
         }
+        bool direct = whole && contiguous_in_dst(s, count);
+        if (r->identity && !a->m.sharded && (q->status == ZC_ERANGE || (q->status == 0 && q->total &&
+                                                                       q->total != a->rchunk_nbytes))) {
+            rc = zc__err(ZC_ECORRUPT, "array '%s': chunk '%s' has %llu bytes, expected %zu (uncompressed)",
+                         a->path, q->key, (unsigned long long)q->total, a->rchunk_nbytes);
+            goto out;
+        }
         if (q->status == ZC_ERANGE) { /* only byte ranges of shards are requested */
             rc = zc__err(ZC_ECORRUPT, "array '%s': shard '%s' ends before the inner chunk its index places at "
                          "byte offset %llu (%llu bytes)", a->path, q->key, (unsigned long long)q->offset,
@@ -139,7 +181,19 @@ static int read_group(void *vctx, size_t g, int slot)
             rc = zc__err_wrap(q->status, "array '%s': reading '%s'", a->path, q->key);
             goto out;
         }
-        bool direct = whole && contiguous_in_dst(s, count);
+        atomic_fetch_add(&a->chunks_read, 1);
+        atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
+        if (r->identity) {
+            if (q->size != (direct ? a->rchunk_nbytes : hi[i] - lo[i])) {
+                rc = zc__err(ZC_ECORRUPT, "array '%s': '%s' gave %zu bytes at offset %llu, expected %llu", a->path,
+                             q->key, q->size, (unsigned long long)q->offset, (unsigned long long)q->length);
+                goto out;
+            }
+            if (!direct)
+                zarr_copy_nd(r->dst + dst_off, s->ostride, (unsigned char *)q->data + (src_off - (int64_t)lo[i]),
+                             sstride, count, s->ndim, a->m.dtype.size);
+            continue;
+        }
         unsigned char *target;
         if (direct) {
             target = r->dst + dst_off;
@@ -150,9 +204,10 @@ static int read_group(void *vctx, size_t g, int slot)
             }
             target = r->scratch[slot];
         }
-        atomic_fetch_add(&a->chunks_read, 1);
-        atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
-        rc = codec_chain_decode(a->chain, q->data, q->size, target, a->rchunk_nbytes);
+        size_t dlo, dhi;
+        if (direct || whole) rc = codec_chain_decode(a->chain, q->data, q->size, target, a->rchunk_nbytes);
+        else rc = codec_chain_decode_range(a->chain, q->data, q->size, target, a->rchunk_nbytes, lo[i], hi[i], &dlo,
+                                           &dhi);
         if (rc < 0) {
             if (a->m.sharded)
                 zc__err_wrap(rc, "array '%s': shard '%s', inner chunk at byte offset %llu (%zu bytes)", a->path,
@@ -179,6 +234,7 @@ int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
     memset(&r, 0, sizeof r);
     r.a = a;
     r.dst = dst;
+    r.identity = codec_chain_is_identity(a->chain);
     int rc = zarr_sel_plan(a, sel, &r.s);
     if (rc < 0) return zc__err_wrap(rc, "array '%s'", a->path);
     size_t need;

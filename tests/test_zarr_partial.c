@@ -1,0 +1,498 @@
+/* tests/test_zarr_partial.c — reading parts of chunks: blosc chunks decode only
+ * the blocks a selection needs (codec_blosc_decode_range), uncompressed chunks
+ * are read as byte ranges (whole contiguous chunks straight into the caller's
+ * buffer), and everything else (order F, transpose, big-endian bytes, other
+ * codecs) falls back to decoding whole chunks. Every read is compared with a
+ * byte-level reference; corrupt block offsets and wrong-size chunks must give
+ * ZC_ECORRUPT naming the chunk, never a crash (also run under ASan). */
+#include <blosc.h>
+#include <stdint.h>
+
+#include "codec/codec.h"
+#include "harness.h"
+#include "store/store.h" /* test-only: write raw objects */
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+
+/* Compressible bytes: slow ramps with some noise. */
+static void fill_bytes(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)((i / 7 + seed) ^ (rnd() % 50 == 0 ? rnd() % 4 : 0));
+}
+
+/* ------------------------------------------------ codec_blosc_decode_range */
+
+static void check_range(const unsigned char *comp, size_t clen, const unsigned char *orig, size_t nbytes, size_t lo,
+                        size_t hi, unsigned char *out, int *partial)
+{
+    size_t dlo = 0, dhi = 0;
+    memset(out, 0xa5, nbytes);
+    int rc = codec_blosc_decode_range(comp, clen, out, nbytes, lo, hi, &dlo, &dhi);
+    CHECK_OK(rc);
+    if (rc) return;
+    if (dhi == 0) return; /* declined: the caller decodes whole */
+    CHECK(dlo <= lo && dhi >= hi && dhi <= nbytes);
+    if (memcmp(out + dlo, orig + dlo, dhi - dlo)) {
+        fprintf(stderr, "range %zu..%zu (decoded %zu..%zu) of %zu differs\n", lo, hi, dlo, dhi, nbytes);
+        CHECK(0);
+    }
+    if (dhi - dlo < nbytes) (*partial)++;
+}
+
+TEST(blosc_range_all_shuffles_typesizes)
+{
+    static const int typesizes[] = {1, 2, 3, 4, 8, 16};
+    /* c-blosc 1.21 honours small forced blocksizes only for typesize >= 2 (else
+     * 64 KiB): buffers of typesize 1 are made bigger to hold several blocks */
+    static const size_t blocksizes[] = {0, 128, 256, 1000};
+    int partial = 0, cases = 0;
+    for (size_t ti = 0; ti < sizeof typesizes / sizeof typesizes[0]; ti++)
+        for (int shuffle = 0; shuffle <= 2; shuffle++)
+            for (size_t bi = 0; bi < sizeof blocksizes / sizeof blocksizes[0]; bi++) {
+                int ts = typesizes[ti];
+                size_t nbytes = ts == 1 ? 200001 : (size_t)ts * 45001; /* a short last block */
+                unsigned char *orig = malloc(nbytes), *comp = malloc(nbytes + BLOSC_MAX_OVERHEAD),
+                              *out = malloc(nbytes);
+                fill_bytes(orig, nbytes, (unsigned)ti);
+                int clen = blosc_compress_ctx(5, shuffle, (size_t)ts, nbytes, orig, comp,
+                                              nbytes + BLOSC_MAX_OVERHEAD, "lz4", blocksizes[bi], 1);
+                CHECK(clen > 0);
+                size_t bs = (size_t)(comp[8] | comp[9] << 8 | comp[10] << 16 | (size_t)comp[11] << 24);
+                /* block edges: exactly one block, across an edge, the last byte */
+                for (size_t k = 0; k * bs < nbytes; k++) {
+                    size_t e = k * bs;
+                    size_t end = e + bs < nbytes ? e + bs : nbytes;
+                    check_range(comp, (size_t)clen, orig, nbytes, e, end, out, &partial);
+                    if (e > 0) check_range(comp, (size_t)clen, orig, nbytes, e - 1, e + 1, out, &partial);
+                    check_range(comp, (size_t)clen, orig, nbytes, e, e + 1, out, &partial);
+                    check_range(comp, (size_t)clen, orig, nbytes, end - 1, end, out, &partial);
+                }
+                for (int r = 0; r < 30; r++) {
+                    size_t a = (size_t)rnd_in(0, (int64_t)nbytes - 1), b = (size_t)rnd_in(0, (int64_t)nbytes - 1);
+                    if (a > b) { size_t t = a; a = b; b = t; }
+                    check_range(comp, (size_t)clen, orig, nbytes, a, b + 1, out, &partial);
+                }
+                check_range(comp, (size_t)clen, orig, nbytes, 0, nbytes, out, &partial);
+                cases++;
+                free(orig);
+                free(comp);
+                free(out);
+            }
+    CHECK(cases == 6 * 3 * 4);
+    CHECK(partial > 500); /* most ranges decoded less than the whole buffer */
+
+    /* a plain-copy buffer (incompressible, clevel 0) is sliced */
+    size_t nbytes = 5000;
+    unsigned char *orig = malloc(nbytes), *comp = malloc(nbytes + BLOSC_MAX_OVERHEAD), *out = malloc(nbytes);
+    for (size_t i = 0; i < nbytes; i++) orig[i] = (unsigned char)rnd();
+    int clen = blosc_compress_ctx(0, 0, 1, nbytes, orig, comp, nbytes + BLOSC_MAX_OVERHEAD, "lz4", 0, 1);
+    CHECK(clen == (int)nbytes + BLOSC_MAX_OVERHEAD && (comp[2] & BLOSC_MEMCPYED));
+    partial = 0;
+    check_range(comp, (size_t)clen, orig, nbytes, 17, 4000, out, &partial);
+    CHECK(partial == 1);
+    /* the plain copy must hold what it declares */
+    size_t dlo, dhi;
+    CHECK_ERR(codec_blosc_decode_range(comp, (size_t)clen - 10, out, nbytes, 17, 4000, &dlo, &dhi), ZC_ECORRUPT, NULL);
+    free(orig);
+    free(comp);
+    free(out);
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+static uint32_t get_le32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+
+TEST(blosc_range_corrupt)
+{
+    size_t nbytes = 1 << 20, dlo, dhi;
+    unsigned char *orig = malloc(nbytes), *comp = malloc(nbytes + BLOSC_MAX_OVERHEAD), *bad = malloc(nbytes + 64),
+                  *out = malloc(nbytes);
+    fill_bytes(orig, nbytes, 3);
+    int clen = blosc_compress_ctx(5, 1, 4, nbytes, orig, comp, nbytes + BLOSC_MAX_OVERHEAD, "lz4", 16384, 1);
+    size_t bs = get_le32(comp + 8), nblocks = nbytes / bs;
+    CHECK(clen > 0 && !(comp[2] & BLOSC_MEMCPYED) && nbytes % bs == 0 && nblocks >= 8);
+    if (clen <= 0 || (comp[2] & BLOSC_MEMCPYED) || nblocks < 8) return;
+    size_t n = (size_t)clen;
+    unsigned char *b5 = bad + 16 + 4 * 5; /* start of block 5 in the table */
+    /* block start past the end, inside the header/table, and at the very end */
+    uint32_t starts[] = {0xfffffff0u, (uint32_t)n, 3, (uint32_t)(16 + 4 * nblocks - 1)};
+    for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+        memcpy(bad, comp, n);
+        put_le32(b5, starts[i]);
+        CHECK_ERR(codec_blosc_decode_range(bad, n, out, nbytes, 5 * bs + 10, 5 * bs + 20, &dlo, &dhi), ZC_ECORRUPT,
+                  "block 5");
+        /* blocks not needed are not looked at */
+        CHECK_OK(codec_blosc_decode_range(bad, n, out, nbytes, 2 * bs, 3 * bs, &dlo, &dhi));
+        CHECK(dhi == 3 * bs && !memcmp(out + 2 * bs, orig + 2 * bs, bs));
+    }
+    /* a split length inside block 5 that runs past the buffer; then garbage */
+    memcpy(bad, comp, n);
+    put_le32(bad + get_le32(b5), 0x7ffffff0u);
+    CHECK_ERR(codec_blosc_decode_range(bad, n, out, nbytes, 5 * bs, 5 * bs + 1, &dlo, &dhi), ZC_ECORRUPT, NULL);
+    for (int round = 0; round < 200; round++) {
+        memcpy(bad, comp, n);
+        size_t at = get_le32(b5) + (size_t)rnd_in(0, 64);
+        for (int k = 0; k < 4; k++) bad[at + (size_t)k] = (unsigned char)rnd();
+        int rc = codec_blosc_decode_range(bad, n, out, nbytes, 5 * bs, 6 * bs, &dlo, &dhi);
+        CHECK(rc == 0 || rc == ZC_ECORRUPT); /* never a crash (ASan build) */
+    }
+    /* header declaring another size; truncated buffer */
+    CHECK_ERR(codec_blosc_decode_range(comp, n, out, nbytes - 4, 0, 10, &dlo, &dhi), ZC_ECORRUPT, "expected");
+    CHECK_ERR(codec_blosc_decode_range(comp, n - 1, out, nbytes, 0, 10, &dlo, &dhi), ZC_ECORRUPT, NULL);
+    CHECK_ERR(codec_blosc_decode_range(comp, 10, out, nbytes, 0, 10, &dlo, &dhi), ZC_ECORRUPT, NULL);
+    free(orig);
+    free(comp);
+    free(bad);
+    free(out);
+}
+
+/* ---------------------------------------------------------- through zarr/ */
+
+/* Reference: a dense C-order 3-d array of isz-byte elements. */
+typedef struct {
+    int64_t shape[3];
+    size_t isz;
+    unsigned char *data;
+} ref3;
+
+static size_t ref_extract(const ref3 *r, const zc_range *sel, unsigned char *out)
+{
+    size_t k = 0;
+    for (int64_t i = sel[0].start; i < sel[0].stop; i += sel[0].step)
+        for (int64_t j = sel[1].start; j < sel[1].stop; j += sel[1].step)
+            for (int64_t l = sel[2].start; l < sel[2].stop; l += sel[2].step) {
+                size_t at = (size_t)((i * r->shape[1] + j) * r->shape[2] + l) * r->isz;
+                memcpy(out + k, r->data + at, r->isz);
+                k += r->isz;
+            }
+    return k;
+}
+
+static void random_sel(const ref3 *r, zc_range *sel)
+{
+    for (int d = 0; d < 3; d++) {
+        int64_t a = rnd_in(0, r->shape[d] - 1), b = rnd_in(a + 1, r->shape[d]);
+        if (rnd() % 4 == 0) { a = 0; b = r->shape[d]; }
+        sel[d] = (zc_range){a, b, rnd() % 4 ? 1 : rnd_in(2, 4)};
+    }
+}
+
+/* Write the reference into the array, then read random regions (and the whole
+ * array) and compare. */
+static void exercise(zc_zarr *a, ref3 *r, int rounds)
+{
+    size_t total = (size_t)(r->shape[0] * r->shape[1] * r->shape[2]) * r->isz;
+    CHECK_OK(zc_zarr_write(a, NULL, r->data, total));
+    unsigned char *want = malloc(total), *got = malloc(total);
+    for (int round = 0; round <= rounds; round++) {
+        zc_range sel[3] = {{0, r->shape[0], 1}, {0, r->shape[1], 1}, {0, r->shape[2], 1}};
+        if (round < rounds) random_sel(r, sel);
+        size_t n = ref_extract(r, sel, want);
+        memset(got, 0x5a, n);
+        CHECK_OK(zc_zarr_read(a, sel, got, n));
+        if (memcmp(got, want, n)) {
+            fprintf(stderr, "round %d: [%lld:%lld:%lld, %lld:%lld:%lld, %lld:%lld:%lld] differs\n", round,
+                    (long long)sel[0].start, (long long)sel[0].stop, (long long)sel[0].step, (long long)sel[1].start,
+                    (long long)sel[1].stop, (long long)sel[1].step, (long long)sel[2].start, (long long)sel[2].stop,
+                    (long long)sel[2].step);
+            CHECK(0);
+            break;
+        }
+    }
+    free(want);
+    free(got);
+}
+
+static ref3 make_ref(int64_t s0, int64_t s1, int64_t s2, size_t isz)
+{
+    ref3 r = {{s0, s1, s2}, isz, NULL};
+    size_t n = (size_t)(s0 * s1 * s2) * isz;
+    r.data = malloc(n);
+    fill_bytes(r.data, n, (unsigned)isz);
+    return r;
+}
+
+#define SMALL "[11,37,29]", "[4,16,29]"
+#define LARGE "[9,70,700]", "[5,40,700]" /* chunks of 140 KB (int8) to 1.1 MB (float64): several blosc blocks */
+
+static void put_meta(zc_store *st, const char *key, const char *shape, const char *chunks, const char *dtype,
+                     const char *order, const char *compressor)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"zarr_format\":2,\"shape\":%s,\"chunks\":%s,\"dtype\":\"%s\",\"compressor\":%s,"
+             "\"fill_value\":0,\"filters\":null,\"order\":\"%s\"}",
+             shape, chunks, dtype, compressor, order);
+    CHECK_OK(store_put(st, key, text, strlen(text)));
+}
+
+static const char *const v2_dtypes[] = {"|i1", "<i2", "<i4", "<f8", "|V3"};
+static const size_t v2_sizes[] = {1, 2, 4, 8, 3};
+
+TEST(zarr_blosc_partial_regions)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://partial_blosc", ZC_STORE_CREATE, &st));
+    int narr = 0;
+    /* small chunks (7 KB at most: blosc stores them as plain copies), large ones
+     * (compressed blocks), C and F order (F: a transpose, decoded whole) */
+    for (int large = 0; large < 2; large++)
+    for (size_t ti = 0; ti < sizeof v2_dtypes / sizeof v2_dtypes[0]; ti++)
+        for (int shuffle = 0; shuffle <= 2; shuffle++)
+            for (int fo = 0; fo < 2; fo++) {
+                char path[64], key[80], comp[160];
+                snprintf(path, sizeof path, "b%d_%zu_%d_%d", large, ti, shuffle, fo);
+                snprintf(key, sizeof key, "%s/.zarray", path);
+                snprintf(comp, sizeof comp,
+                         "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":%d,\"blocksize\":%d}", shuffle,
+                         large ? 16384 : 256);
+                if (large) put_meta(st, key, LARGE, v2_dtypes[ti], fo ? "F" : "C", comp);
+                else put_meta(st, key, SMALL, v2_dtypes[ti], fo ? "F" : "C", comp);
+                zc_zarr *a = NULL;
+                CHECK_OK(zc_zarr_open(st, path, &a));
+                if (!a) continue;
+                ref3 r = large ? make_ref(9, 70, 700, v2_sizes[ti]) : make_ref(11, 37, 29, v2_sizes[ti]);
+                exercise(a, &r, large ? 12 : 25);
+                free(r.data);
+                zc_zarr_close(a);
+                narr++;
+            }
+    CHECK(narr == 2 * 5 * 3 * 2);
+    /* v3, plain and sharded, blosc with small blocks */
+    for (int sharded = 0; sharded < 2; sharded++) {
+        zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+        o.ndim = 3;
+        o.shape[0] = 9; o.shape[1] = 70; o.shape[2] = 700;
+        o.chunks[0] = 3; o.chunks[1] = 20; o.chunks[2] = 700;
+        if (sharded) { o.shards[0] = 6; o.shards[1] = 40; o.shards[2] = 700; }
+        o.dtype = ZC_FLOAT32;
+        o.codec = "[{\"name\":\"blosc\",\"configuration\":{\"typesize\":4,\"cname\":\"lz4\",\"clevel\":5,"
+                  "\"shuffle\":\"shuffle\",\"blocksize\":16384}}]";
+        zc_zarr *a = NULL;
+        CHECK_OK(zc_zarr_create(st, sharded ? "v3s" : "v3", &o, &a));
+        if (!a) continue;
+        ref3 r = make_ref(9, 70, 700, 4);
+        exercise(a, &r, 30);
+        free(r.data);
+        zc_zarr_close(a);
+    }
+    zc_store_close(st);
+}
+
+TEST(zarr_blosc_partial_corrupt_block)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://partial_blosc_bad", ZC_STORE_CREATE, &st));
+    put_meta(st, "b/.zarray", LARGE, "<i4", "C",
+             "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":16384}");
+    zc_zarr *a = NULL;
+    CHECK_OK(zc_zarr_open(st, "b", &a));
+    if (!a) { zc_store_close(st); return; }
+    ref3 r = make_ref(9, 70, 700, 4);
+    exercise(a, &r, 0);
+    /* chunk 0.0.0 holds 5 × 40 × 700 int32 = 560,000 bytes in several blocks; break the last one */
+    void *data;
+    size_t n;
+    CHECK_OK(store_get(st, "b/0.0.0", &data, &n));
+    unsigned char *p = data;
+    size_t bs = get_le32(p + 8), nblocks = (560000 + bs - 1) / bs;
+    CHECK(nblocks >= 3 && !(p[2] & BLOSC_MEMCPYED));
+    put_le32(p + 16 + 4 * (nblocks - 1), (uint32_t)n + 100);
+    CHECK_OK(store_put(st, "b/0.0.0", p, n));
+    zc_free(data);
+    zc_range first_rows[3] = {{0, 1, 1}, {0, 4, 1}, {0, 700, 1}}; /* bytes 0..11200: block 0 */
+    int32_t got[4 * 700], want[4 * 700];
+    ref_extract(&r, first_rows, (unsigned char *)want);
+    CHECK_OK(zc_zarr_read(a, first_rows, got, sizeof got));
+    CHECK(!memcmp(got, want, sizeof got));
+    zc_range last_rows[3] = {{4, 5, 1}, {36, 40, 1}, {0, 700, 1}}; /* the chunk's last bytes: the last block */
+    char needle[32];
+    snprintf(needle, sizeof needle, "block %zu", nblocks - 1);
+    CHECK_ERR(zc_zarr_read(a, last_rows, got, sizeof got), ZC_ECORRUPT, "b/0.0.0");
+    CHECK_ERR(zc_zarr_read(a, last_rows, got, sizeof got), ZC_ECORRUPT, needle);
+    size_t all = 9 * 70 * 700 * 4;
+    unsigned char *buf = malloc(all);
+    CHECK_ERR(zc_zarr_read(a, NULL, buf, all), ZC_ECORRUPT, "b/0.0.0");
+    free(buf);
+    free(r.data);
+    zc_zarr_close(a);
+    zc_store_close(st);
+}
+
+/* ------------------------------------------------------- uncompressed */
+
+static void uncompressed_cases(const char *url)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open(url, ZC_STORE_CREATE, &st));
+    /* v2: C and F order (F: transpose, decoded whole), big-endian (not a plain copy) */
+    const char *const dtypes[] = {"<i4", ">i4", "|i1", "<f8", "|V3"};
+    const size_t sizes[] = {4, 4, 1, 8, 3};
+    for (size_t ti = 0; ti < 5; ti++)
+        for (int fo = 0; fo < 2; fo++) {
+            char path[32], key[48];
+            snprintf(path, sizeof path, "n%zu_%d", ti, fo);
+            snprintf(key, sizeof key, "%s/.zarray", path);
+            put_meta(st, key, SMALL, dtypes[ti], fo ? "F" : "C", "null");
+            zc_zarr *a = NULL;
+            CHECK_OK(zc_zarr_open(st, path, &a));
+            if (!a) continue;
+            ref3 r = make_ref(11, 37, 29, sizes[ti]);
+            exercise(a, &r, 30);
+            free(r.data);
+            zc_zarr_close(a);
+        }
+    /* v3: transpose + bytes, big-endian bytes (both decoded whole) */
+    const char *const v3codecs[] = {
+        "{\"name\":\"transpose\",\"configuration\":{\"order\":[2,0,1]}},"
+        "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}",
+        "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"big\"}}",
+    };
+    for (int k = 0; k < 2; k++) {
+        char text[1024], path[16], key[32];
+        snprintf(path, sizeof path, "t3_%d", k);
+        snprintf(key, sizeof key, "%s/zarr.json", path);
+        snprintf(text, sizeof text,
+                 "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[11,37,29],\"data_type\":\"int32\","
+                 "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4,8,29]}},"
+                 "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\"/\"}},"
+                 "\"fill_value\":0,\"codecs\":[%s]}",
+                 v3codecs[k]);
+        CHECK_OK(store_put(st, key, text, strlen(text)));
+        zc_zarr *a = NULL;
+        CHECK_OK(zc_zarr_open(st, path, &a));
+        if (!a) continue;
+        ref3 r = make_ref(11, 37, 29, 4);
+        exercise(a, &r, 30);
+        free(r.data);
+        zc_zarr_close(a);
+    }
+    /* v3 bytes only, plain and sharded */
+    for (int k = 0; k < 2; k++) {
+        zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+        o.ndim = 3;
+        o.shape[0] = 11; o.shape[1] = 37; o.shape[2] = 29;
+        o.chunks[0] = 4; o.chunks[1] = 8; o.chunks[2] = 29;
+        if (k == 1) { o.shards[0] = 8; o.shards[1] = 16; o.shards[2] = 29; }
+        o.dtype = ZC_INT32;
+        o.codec = "none";
+        char path[16];
+        snprintf(path, sizeof path, "v3_%d", k);
+        zc_zarr *a = NULL;
+        CHECK_OK(zc_zarr_create(st, path, &o, &a));
+        if (!a) continue;
+        ref3 r = make_ref(11, 37, 29, 4);
+        exercise(a, &r, 30);
+        free(r.data);
+        zc_zarr_close(a);
+    }
+    zc_store_close(st);
+}
+
+TEST(zarr_uncompressed_ranges_memory) { uncompressed_cases("memory://partial_none"); }
+
+TEST(zarr_uncompressed_ranges_file)
+{
+    char dir[] = "/tmp/zc_partial_XXXXXX", url[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(url, sizeof url, "file://%s", dir);
+    uncompressed_cases(url);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+TEST(zarr_uncompressed_reads_only_the_range)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://partial_none_io", ZC_STORE_CREATE, &st));
+    put_meta(st, "c/.zarray", SMALL, "<i4", "C", "null");
+    put_meta(st, "f/.zarray", SMALL, "<i4", "F", "null");
+    zc_zarr *c = NULL, *f = NULL;
+    CHECK_OK(zc_zarr_open(st, "c", &c));
+    CHECK_OK(zc_zarr_open(st, "f", &f));
+    if (!c || !f) { zc_store_close(st); return; }
+    ref3 r = make_ref(11, 37, 29, 4);
+    exercise(c, &r, 0);
+    exercise(f, &r, 0);
+    zc_zarr_io_stats_t s0, s1;
+    /* one element: 4 bytes read from a 7424-byte chunk; two rows: from the first to the last byte */
+    zc_range one[3] = {{5, 6, 1}, {20, 21, 1}, {3, 4, 1}}, rows[3] = {{5, 6, 1}, {20, 22, 1}, {1, 3, 1}};
+    int32_t v[4], want[4];
+    CHECK_OK(zc_zarr_io_stats(c, &s0));
+    CHECK_OK(zc_zarr_read(c, one, v, 4));
+    CHECK_OK(zc_zarr_io_stats(c, &s1));
+    CHECK(s1.bytes_read - s0.bytes_read == 4 && s1.chunks_read - s0.chunks_read == 1);
+    ref_extract(&r, one, (unsigned char *)want);
+    CHECK(v[0] == want[0]);
+    CHECK_OK(zc_zarr_read(c, rows, v, 16));
+    CHECK_OK(zc_zarr_io_stats(c, &s0));
+    CHECK(s0.bytes_read - s1.bytes_read == (29 + 2) * 4);
+    ref_extract(&r, rows, (unsigned char *)want);
+    CHECK(!memcmp(v, want, 16));
+    /* order F is a transpose: the whole chunk */
+    CHECK_OK(zc_zarr_io_stats(f, &s0));
+    CHECK_OK(zc_zarr_read(f, one, v, 4));
+    CHECK_OK(zc_zarr_io_stats(f, &s1));
+    CHECK(s1.bytes_read - s0.bytes_read == 4 * 16 * 29 * 4);
+    ref_extract(&r, one, (unsigned char *)want);
+    CHECK(v[0] == want[0]);
+    free(r.data);
+    zc_zarr_close(c);
+    zc_zarr_close(f);
+    zc_store_close(st);
+}
+
+static void wrong_size_cases(const char *url)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open(url, ZC_STORE_CREATE, &st));
+    put_meta(st, "w/.zarray", SMALL, "<i4", "C", "null");
+    zc_zarr *a = NULL;
+    CHECK_OK(zc_zarr_open(st, "w", &a));
+    if (!a) { zc_store_close(st); return; }
+    ref3 r = make_ref(11, 37, 29, 4);
+    exercise(a, &r, 0);
+    size_t chunk = 4 * 16 * 29 * 4, all = 11 * 37 * 29 * 4;
+    unsigned char *big = calloc(1, chunk + 8), *buf = malloc(all);
+    zc_range part[3] = {{1, 2, 1}, {3, 4, 1}, {0, 5, 1}};
+    int32_t v[5];
+    /* too long, too short, empty: a region, a whole chunk, the whole array */
+    size_t lens[] = {chunk + 8, chunk - 4, 0};
+    for (int k = 0; k < 3; k++) {
+        CHECK_OK(store_put(st, "w/0.0.0", big, lens[k]));
+        CHECK_ERR(zc_zarr_read(a, part, v, sizeof v), ZC_ECORRUPT, "w/0.0.0");
+        zc_range whole[3] = {{0, 4, 1}, {0, 16, 1}, {0, 29, 1}};
+        CHECK_ERR(zc_zarr_read(a, whole, buf, chunk), ZC_ECORRUPT, "w/0.0.0");
+        CHECK_ERR(zc_zarr_read(a, NULL, buf, all), ZC_ECORRUPT, "w/0.0.0");
+    }
+    free(big);
+    free(buf);
+    free(r.data);
+    zc_zarr_close(a);
+    zc_store_close(st);
+}
+
+TEST(zarr_uncompressed_wrong_size)
+{
+    wrong_size_cases("memory://partial_none_bad");
+    char dir[] = "/tmp/zc_partial_XXXXXX", url[64], cmd[96];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(url, sizeof url, "file://%s", dir);
+    wrong_size_cases(url);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
