@@ -141,8 +141,8 @@ static const char *const UNAVAILABLE[] = {
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "nonzero", "searchsorted", "meshgrid",
     "result_type", "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "fft", "ifft", "rfft",
     "irfft", "fftn", "ifftn", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift",
-    "ifftshift", "svd", "qr", "eigh", "cholesky", "inv", "solve", "det", "norm", "vector_norm", "matrix_norm",
-    "trace", "diagonal", "pinv", "lstsq", "median", "quantile", "percentile", "average", "nanmean", "nansum",
+    "ifftshift", "eigh", "det", "norm", "vector_norm", "matrix_norm",
+    "trace", "diagonal", "pinv", "median", "quantile", "percentile", "average", "nanmean", "nansum",
 };
 
 /* NumPy spellings accepted for array API functions */
@@ -178,6 +178,7 @@ static int h_eye(ev *, const fdef *, const ex_node *, value *, value *);
 static int h_random(ev *, const fdef *, const ex_node *, value *, value *);
 static int h_astype(ev *, const fdef *, const ex_node *, value *, value *);
 static int h_rechunk(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_decomp(ev *, const fdef *, const ex_node *, value *, value *);
 
 #define RED_AXIS_PARAMS "x,axis,keepdims"
 static const fdef FUNCS[] = {
@@ -218,6 +219,23 @@ static const fdef FUNCS[] = {
     /* data types and chunks */
     {"astype", "x,dtype", 2, 2, h_astype, "astype", 0},
     {"rechunk", "x,chunks", 2, 2, h_rechunk, "rechunk", 0},
+    /* decompositions and solvers; several results make a tuple, indexed: svd(a)[1] */
+    {"qr", "a|x,mode", 1, 2, h_decomp, "qr", 0},
+    {"linalg.qr", "a|x,mode", 1, 2, h_decomp, "qr", 0},
+    {"svd", "a|x,full_matrices", 1, 2, h_decomp, "svd", 0},
+    {"linalg.svd", "a|x,full_matrices", 1, 2, h_decomp, "svd", 0},
+    {"svdvals", "a|x", 1, 1, h_decomp, "svdvals", 0},
+    {"linalg.svdvals", "a|x", 1, 1, h_decomp, "svdvals", 0},
+    {"svd_compressed", "a|x,k,n_oversamples|oversamples,n_power_iter|power_iters,seed", 2, 2, h_decomp, "svd_compressed", 0},
+    {"linalg.svd_compressed", "a|x,k,n_oversamples|oversamples,n_power_iter|power_iters,seed", 2, 2, h_decomp, "svd_compressed", 0},
+    {"solve", "a|x1,b|x2", 2, 2, h_decomp, "solve", 0},
+    {"linalg.solve", "a|x1,b|x2", 2, 2, h_decomp, "solve", 0},
+    {"cholesky", "a|x,upper", 1, 1, h_decomp, "cholesky", 0},
+    {"linalg.cholesky", "a|x,upper", 1, 1, h_decomp, "cholesky", 0},
+    {"inv", "a|x", 1, 1, h_decomp, "inv", 0},
+    {"linalg.inv", "a|x", 1, 1, h_decomp, "inv", 0},
+    {"lstsq", "a,b,rcond", 2, 2, h_decomp, "lstsq", 0},
+    {"linalg.lstsq", "a,b,rcond", 2, 2, h_decomp, "lstsq", 0},
 };
 #define NFUNCS ((int)(sizeof FUNCS / sizeof FUNCS[0]))
 
@@ -721,10 +739,38 @@ static int slice_part(const value *v, int64_t *x, int *has)
     return 0;
 }
 
+/* t[i] of a tuple (the results of qr, svd, lstsq...): consumes *t. */
+static int tuple_item(ev *e, const ex_node *n, value *t, value *out)
+{
+    value ix;
+    int rc = eval_node(e, n->b, &ix);
+    if (rc == 0) {
+        if (ix.kind != V_NUM || !ix.is_int || ix.is_bool) {
+            rc = fail(n->b->col, "a tuple is indexed by an integer, not %s", kind_name(&ix));
+        } else {
+            int64_t i = ix.i < 0 ? ix.i + t->n : ix.i;
+            if (i < 0 || i >= t->n) {
+                rc = fail(n->b->col, "tuple index %lld is out of range (%d items)", (long long)ix.i, t->n);
+            } else if (t->items[i].kind != V_ARRAY && t->items[i].kind != V_NUM) {
+                rc = fail(n->b->col, "tuple item %lld is %s: only arrays and numbers can be taken out of a tuple",
+                          (long long)ix.i, kind_name(&t->items[i]));
+            } else {
+                *out = t->items[i];
+                if (out->kind == V_ARRAY) zc_array_retain(out->arr);
+                out->col = n->col;
+            }
+        }
+        value_clear(&ix);
+    }
+    value_clear(t);
+    return rc;
+}
+
 static int eval_subscript(ev *e, const ex_node *n, value *out)
 {
     value a, ix;
     if (eval_node(e, n->a, &a) < 0) return -1;
+    if (a.kind == V_TUPLE) return tuple_item(e, n, &a, out);
     if (a.kind != V_ARRAY) {
         int rc = fail(n->a->col, "only arrays can be indexed, not %s", kind_name(&a));
         value_clear(&a);
@@ -1440,10 +1486,86 @@ int ex_eval(const ex_tree *t, const ex_binding *vars, int nvars, zc_array **out,
             int zrc = zc_full(0, NULL, NULL, default_dtype(&v), num_f(&v), out);
             if (zrc < 0) rc = fail_zc(&e, zrc, root->col, "full");
         } else {
-            rc = fail(root->col, "the expression gives %s, not an array", kind_name(&v));
+            if (v.kind == V_TUPLE)
+                rc = fail(root->col, "the expression gives a tuple of %d values, not an array: index it, as in svd(a)[1]",
+                          v.n);
+            else
+                rc = fail(root->col, "the expression gives %s, not an array", kind_name(&v));
         }
         value_clear(&v);
     }
     if (status) *status = e.status;
     return rc;
+}
+
+/* ---- decompositions and solvers (zcube.h, "linear algebra: decompositions and solvers") */
+
+static int h_decomp(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    const char *api = f->api;
+    int two = !strcmp(api, "solve") || !strcmp(api, "lstsq");
+    for (int k = 0; k <= two; k++)
+        if (args[k].kind != V_ARRAY)
+            return fail(args[k].col, "%s(): %s must be an array, got %s", f->name, k ? "b" : "a", kind_name(&args[k]));
+    zc_array *a = args[0].arr, *r[4] = {NULL, NULL, NULL, NULL};
+    int n = 1, rc;
+    if (!strcmp(api, "qr")) {
+        if (args[1].kind != V_NONE && (args[1].kind != V_STR || strcmp(args[1].s, "reduced")))
+            return fail(args[1].col, "qr(): only mode=\"reduced\" is supported");
+        rc = zc_qr(a, &r[0], &r[1]);
+        n = 2;
+    } else if (!strcmp(api, "svd")) {
+        int full = 0;
+        if (args[1].kind != V_NONE && as_bool(&args[1], "full_matrices", &full) < 0) return -1;
+        if (full) return fail(args[1].col, "svd(): full_matrices=True is not supported (use full_matrices=False)");
+        rc = zc_svd(a, &r[0], &r[1], &r[2]);
+        n = 3;
+    } else if (!strcmp(api, "svdvals")) {
+        rc = zc_svdvals(a, &r[0]);
+    } else if (!strcmp(api, "svd_compressed")) {
+        int64_t k, over = 10, power = 0, seed = 0;
+        if (as_int(&args[1], "k", &k) < 0) return -1;
+        if (args[2].kind != V_NONE && as_int(&args[2], "n_oversamples", &over) < 0) return -1;
+        if (args[3].kind != V_NONE && as_int(&args[3], "n_power_iter", &power) < 0) return -1;
+        if (args[4].kind != V_NONE && as_int(&args[4], "seed", &seed) < 0) return -1;
+        if (power < 0 || power > 1000) return fail(args[3].col, "svd_compressed(): n_power_iter must be in 0..1000");
+        if (seed < 0) return fail(args[4].col, "seed must be >= 0");
+        rc = zc_svd_compressed(a, k, over, (int)power, (uint64_t)seed, &r[0], &r[1], &r[2]);
+        n = 3;
+    } else if (!strcmp(api, "solve")) {
+        rc = zc_solve(a, args[1].arr, &r[0]);
+    } else if (!strcmp(api, "cholesky")) {
+        int upper = 0;
+        if (args[1].kind != V_NONE && as_bool(&args[1], "upper", &upper) < 0) return -1;
+        rc = zc_cholesky(a, &r[0]);
+        if (rc == 0 && upper) {
+            zc_array *l = r[0];
+            rc = zc_matrix_transpose(l, &r[0]);
+            zc_array_release(l);
+        }
+    } else if (!strcmp(api, "inv")) {
+        rc = zc_inv(a, &r[0]);
+    } else {
+        if (args[2].kind != V_NONE)
+            return fail(args[2].col, "lstsq(): rcond is fixed at eps * max(M, N) (NumPy's default); leave it out");
+        rc = zc_lstsq(a, args[1].arr, &r[0], &r[1], &r[2], &r[3]);
+        n = 4;
+    }
+    if (rc < 0) return fail_zc(e, rc, call->col, f->name);
+    if (n == 1) return set_array(out, r[0]);
+    memset(out, 0, sizeof *out);
+    out->kind = V_TUPLE;
+    out->items = calloc((size_t)n, sizeof(value));
+    if (!out->items) {
+        for (int k = 0; k < n; k++) zc_array_release(r[k]);
+        out->kind = V_NONE;
+        return fail(call->col, "out of memory");
+    }
+    out->n = n;
+    for (int k = 0; k < n; k++) {
+        out->items[k].kind = V_ARRAY;
+        out->items[k].arr = r[k];
+        out->items[k].col = call->col;
+    }
+    return 0;
 }

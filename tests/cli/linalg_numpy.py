@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""tests/cli/linalg_numpy.py — `zcube eval` linear algebra against NumPy.
+
+For matrices of several shapes and chunkings (tall-skinny, short-fat, square,
+one where TSQR recurses because the stacked R factors are taller than a band),
+runs `zcube eval` on qr(a)[i], svd(a)[i], svdvals(a), svd_compressed(...)[i],
+solve, inv, cholesky and lstsq(...)[i] with Zarr v2 inputs and outputs, and
+checks against numpy.linalg: singular values equal to 1e-10 (relative to the
+largest), Q·R = A and QᵀQ = I to 1e-10, |R| equal to NumPy's up to row signs,
+U·diag(S)·Vt = A, solve/inv/cholesky/lstsq values to 1e-10.
+
+Usage: /usr/bin/python3 linalg_numpy.py ZCUBE WORKDIR
+Prints one line per failure and a last line "N checks, F failed"; exit 1 on failure.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import zarr
+
+ZCUBE, WORK = sys.argv[1], sys.argv[2]
+os.makedirs(WORK, exist_ok=True)
+rng = np.random.default_rng(20261122)
+failures = []
+nchecks = 0
+counter = 0
+
+
+def put(name, a, chunks):
+    path = os.path.join(WORK, name + ".zarr")
+    if os.path.exists(path):
+        shutil.rmtree(path)
+    z = zarr.open(path, mode="w", shape=a.shape, chunks=chunks, dtype=a.dtype)
+    z[...] = a
+    return path
+
+
+def ev(expr, inputs, extra=()):
+    """Run zcube eval; the result as a NumPy array (or None and the error)."""
+    global counter
+    counter += 1
+    out = os.path.join(WORK, "out%d.zarr" % counter)
+    cmd = [ZCUBE, "eval", expr, "-o", out, "--zarr-format", "2", "-q", "--allowed-mem", "256MB"]
+    for k, v in inputs.items():
+        cmd += ["--in", "%s=%s" % (k, v)]
+    cmd += list(extra)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, p.stderr.strip()
+    r = zarr.open(out, mode="r")[...]
+    shutil.rmtree(out)
+    return r, ""
+
+
+def check(cond, what):
+    global nchecks
+    nchecks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def close(got, exp, tol, what):
+    if got is None:
+        check(False, what + ": zcube failed")
+        return
+    ok = got.shape == exp.shape and np.max(np.abs(got - exp), initial=0) <= tol * max(1.0, np.max(np.abs(exp), initial=0))
+    check(ok, "%s: shape %s vs %s, max diff %.3g" % (what, got.shape, exp.shape,
+                                                    np.max(np.abs(got - exp)) if got.shape == exp.shape else -1))
+
+
+def decompositions(m, n, chunks, label):
+    a = rng.standard_normal((m, n))
+    ins = {"a": put("a", a, chunks)}
+    sref = np.linalg.svd(a, compute_uv=False)
+    s, err = ev("svdvals(a)", ins)
+    close(s, sref, 1e-10, "%s svdvals %s" % (label, err))
+    u, e1 = ev("svd(a)[0]", ins)
+    s2, e2 = ev("svd(a)[1]", ins)
+    vt, e3 = ev("linalg.svd(a, full_matrices=False)[2]", ins)
+    close(s2, sref, 1e-10, "%s svd(a)[1] %s" % (label, e2))
+    if u is not None and vt is not None and s2 is not None:
+        close(u @ np.diag(s2) @ vt, a, 1e-10, "%s U S Vt = A" % label)
+        k = min(m, n)
+        close(u.T @ u, np.eye(k), 1e-10, "%s UtU = I" % label)
+        close(vt @ vt.T, np.eye(k), 1e-10, "%s Vt V = I" % label)
+    else:
+        check(False, "%s svd factors: %s %s" % (label, e1, e3))
+    q, e4 = ev("qr(a)[0]", ins)
+    r, e5 = ev("qr(a)[-1]", ins)
+    if q is None or r is None:
+        check(False, "%s qr: %s %s" % (label, e4, e5))
+        return
+    close(q @ r, a, 1e-10, "%s Q R = A" % label)
+    close(q.T @ q, np.eye(q.shape[1]), 1e-10, "%s QtQ = I" % label)
+    rref = np.linalg.qr(a)[1]
+    sg = np.where(np.sign(np.diag(r)) == np.sign(np.diag(rref)), 1.0, -1.0)
+    close(r * sg[:, None], rref, 1e-10, "%s R = NumPy's R up to row signs" % label)
+    check(np.all(np.tril(r, -1) == 0), "%s R upper triangular" % label)
+
+
+decompositions(500, 8, (37, 8), "tall 500x8 (37,8)")
+decompositions(500, 8, (20, 3), "tall 500x8 (20,3)")
+decompositions(3000, 10, (20, 10), "tall 3000x10 (20,10), recursion")
+decompositions(8, 300, (8, 50), "short-fat 8x300 (8,50)")
+decompositions(40, 40, (13, 40), "square 40x40 (13,40)")
+decompositions(123, 17, (10, 17), "float64 123x17 (10,17)")
+
+# randomized SVD of a matrix of rank 10 plus small noise: the top values agree
+m, n, k = 800, 300, 10
+u0 = np.linalg.qr(rng.standard_normal((m, k)))[0]
+v0 = np.linalg.qr(rng.standard_normal((n, k)))[0]
+sig = 10.0 ** -np.arange(k) * 100
+a = (u0 * sig) @ v0.T + 1e-9 * rng.standard_normal((m, n))
+ins = {"a": put("lr", a, (100, 60))}
+s, err = ev("svd_compressed(a, k=10, seed=0)[1]", ins)
+close(s, np.linalg.svd(a, compute_uv=False)[:k], 1e-7, "svd_compressed(a, k=10, seed=0)[1] " + err)
+s1, _ = ev("svd_compressed(a, 10, n_power_iter=1, seed=3)[1]", ins)
+s2, _ = ev("svd_compressed(a, 10, n_power_iter=1, seed=3)[1]", ins)
+check(s1 is not None and s2 is not None and np.array_equal(s1, s2), "svd_compressed: same seed, same values")
+u, _ = ev("svd_compressed(a, k=10, seed=0)[0]", ins)
+vt, _ = ev("svd_compressed(a, k=10, seed=0)[2]", ins)
+if u is not None and vt is not None and s is not None:
+    close(u @ np.diag(s) @ vt, a, 1e-7, "svd_compressed U S Vt = A (rank 10)")
+    close(u.T @ u, np.eye(k), 1e-10, "svd_compressed UtU = I")
+else:
+    check(False, "svd_compressed factors")
+
+# solvers
+n = 60
+a = rng.standard_normal((n, n)) + 5 * np.eye(n)
+b = rng.standard_normal((n, 3))
+b1 = rng.standard_normal(n)
+p = a @ a.T
+ins = {"a": put("sa", a, (16, 25)), "b": put("sb", b, (20, 3)), "c": put("sc", b1, (25,)), "p": put("sp", p, (60, 60))}
+x, err = ev("solve(a, b)", ins)
+close(x, np.linalg.solve(a, b), 1e-10, "solve(a, b) " + err)
+x, err = ev("solve(a, c)", ins)
+close(x, np.linalg.solve(a, b1), 1e-10, "solve(a, c) 1-D " + err)
+x, err = ev("inv(a)", ins)
+close(x, np.linalg.inv(a), 1e-10, "inv(a) " + err)
+x, err = ev("cholesky(p)", ins)
+close(x, np.linalg.cholesky(p), 1e-10, "cholesky(p) " + err)
+x, err = ev("linalg.cholesky(p, upper=True)", ins)
+close(x, np.linalg.cholesky(p).T, 1e-10, "cholesky(p, upper=True) " + err)
+x, err = ev("solve(a, b) - solve(a, b)[:, 0:3]", ins)
+close(x, np.zeros((n, 3)), 0, "solve in an expression " + err)
+m = 90
+al = rng.standard_normal((m, 7))
+bl = rng.standard_normal((m, 2))
+ins = {"a": put("la", al, (30, 7)), "b": put("lb", bl, (90, 2))}
+ref = np.linalg.lstsq(al, bl, rcond=None)
+for i, what in enumerate(["x", "residuals", "rank", "s"]):
+    got, err = ev("lstsq(a, b)[%d]" % i, ins)
+    close(None if got is None else np.asarray(got, dtype=np.float64), np.asarray(ref[i], dtype=np.float64), 1e-10,
+          "lstsq(a, b)[%d] (%s) %s" % (i, what, err))
+
+print("%d checks, %d failed" % (nchecks, len(failures)))
+sys.exit(1 if failures else 0)
