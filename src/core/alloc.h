@@ -26,4 +26,13 @@ void zc__alloc_reset_peak(void);
 void zc__alloc_thread_reset(void);
 size_t zc__alloc_thread_peak(void);
 
+/* Reuse of freed blocks above 16 MiB while a computation runs: between begin
+ * and end, in-use plus cached bytes are kept within `budget` (budgets of
+ * overlapping computations add up); end releases the cache when the last
+ * computation ends. */
+void zc__alloc_cache_begin(size_t budget);
+void zc__alloc_cache_end(size_t budget);
+/* Bytes held by that cache now. */
+size_t zc__alloc_cached(void);
+
 #endif

@@ -250,9 +250,15 @@ int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *s
     atomic_init(&c.measured, 0);
     atomic_init(&c.cancel, 0);
     pthread_mutex_init(&c.progress_lock, NULL);
+    /* big buffers are reused between tasks, within what the stage's tasks may hold at once */
+    int64_t width = spec->nthreads > 0 ? spec->nthreads : (pool_default() ? pool_size(pool_default()) : 1);
+    if (width > last - first) width = last - first;
+    size_t budget = width > 0 && p->limit <= SIZE_MAX / (size_t)width ? p->limit * (size_t)width : 0;
+    zc__alloc_cache_begin(budget);
     double ts = now();
     int rc = last > first ? ex->run((size_t)(last - first), spec->nthreads, task, &c) : 0;
     s->seconds += now() - ts;
+    zc__alloc_cache_end(budget);
     if (atomic_load(&c.measured) > s->measured) s->measured = atomic_load(&c.measured);
     s->skipped += atomic_load(&c.skipped);
     pthread_mutex_destroy(&c.progress_lock);
