@@ -3,7 +3,8 @@
  * Round 1 reads up to `split` input blocks along the reduced axes per task and
  * accumulates them, one block at a time, into one accumulator block; so a task
  * holds one input block and one accumulator block whatever the split, and the
- * split only bounds the number of input blocks per task (the fusion limit).
+ * split only bounds the number of input blocks per task (the fusion limit),
+ * and is lowered so that round 1 has a task per core when it can.
  * Later rounds merge accumulator blocks the same way; the last one finalizes
  * (and drops the reduced axes unless keepdims). Accumulator arrays have the
  * raw dtype r<8*acc_size> and chunks of 1 along the reduced axes. */
@@ -11,6 +12,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/pool.h"
 #include "plan/array.h"
 
 #define REDUCE_SPLIT_BLOCKS 64 /* input blocks per task, over all reduced axes */
@@ -30,6 +32,25 @@ static int make_round(zc_array *in, red_op op, zc_dtype in_dtype, uint64_t axes,
             for (int k = 0; k < nred; k++) p *= per + 1;
             if (p > REDUCE_SPLIT_BLOCKS) break;
             per++;
+        }
+    }
+    /* Round 1 is where the data is read: give it at least one task per core when
+     * the output has fewer blocks than cores (a mean over time of one field is
+     * one output block), by splitting the single reduced axis further. The
+     * round's shape below follows from the split, whatever it is. */
+    if ((flags & ROUND_FIRST) && nred == 1) {
+        int64_t outer = 1, nb = 1;
+        for (int d = 0; d < nd; d++) {
+            int64_t g = ck_ceildiv(in->shape[d], in->chunks[d]);
+            if (!((axes >> d) & 1)) outer *= g > 0 ? g : 1;
+            else if (g > 1) nb = g;
+        }
+        int64_t cores = pool_ncpu();
+        if (outer < cores) {
+            int64_t want = ck_ceildiv(cores, outer);
+            if (want > nb) want = nb;
+            int64_t p = ck_ceildiv(nb, want);
+            if (p < per) per = p;
         }
     }
     int64_t shape[ZC_MAX_DIMS], chunks[ZC_MAX_DIMS], split[ZC_MAX_DIMS];

@@ -162,21 +162,38 @@ static void leaf_sel(const zc_array *root, const zc_array *l, const zc_range *se
     }
 }
 
-static size_t proj_ew(const zc_array *root, const zc_array *n, const zc_range *sel)
+/* The distinct leaves of a fused elementwise subtree (what ew_region reads). */
+static int ew_leaves(const zc_array *n, const zc_array **out, int k)
 {
-    size_t total = 0;
     for (int i = 0; i < n->ninputs; i++) {
         const zc_array *c = n->inputs[i];
         if (c->kind == NODE_SCALAR) continue;
         if (c->kind == NODE_EW && c->stage < 0) {
-            total += proj_ew(root, c, sel);
+            k = ew_leaves(c, out, k);
             continue;
         }
-        zc_range ls[ZC_MAX_DIMS];
-        leaf_sel(root, c, sel, ls);
-        total += node_region_bytes(c, ls) + proj(c, ls);
+        bool seen = false;
+        for (int j = 0; j < k && !seen; j++) seen = out[j] == c;
+        if (!seen && k < 64) out[k++] = c;
     }
-    return total;
+    return k;
+}
+
+/* A fused elementwise region holds every distinct leaf's region at once, read one
+ * after another (so only one read's scratch at a time). */
+static size_t proj_ew(const zc_array *root, const zc_array *n, const zc_range *sel)
+{
+    const zc_array *lv[64];
+    int k = ew_leaves(n, lv, 0);
+    size_t total = 0, scratch = 0;
+    for (int i = 0; i < k; i++) {
+        zc_range ls[ZC_MAX_DIMS];
+        leaf_sel(root, lv[i], sel, ls);
+        size_t p = proj(lv[i], ls);
+        total += node_region_bytes(lv[i], ls);
+        if (p > scratch) scratch = p;
+    }
+    return total + scratch;
 }
 
 /* Bytes to compute a region of a from its inputs (a's own materialization aside:
@@ -229,7 +246,8 @@ static size_t stage_projection(const zc_array *a)
     size_t nacc = 1;
     for (int d = 0; d < in->ndim; d++)
         if (!((a->p.reduce.axes >> d) & 1)) nacc *= (size_t)in->chunks[d];
-    size_t acc = nacc * red_acc_size(a->p.reduce.op, a->p.reduce.in_dtype);
+    /* accumulators apart from the output block only in the last round (finalized from them) */
+    size_t acc = a->p.reduce.flags & ROUND_LAST ? nacc * red_acc_size(a->p.reduce.op, a->p.reduce.in_dtype) : 0;
     int64_t ic[ZC_MAX_DIMS] = {0};
     zc_range isel[ZC_MAX_DIMS];
     node_block_region(in, ic, isel);
