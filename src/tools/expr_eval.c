@@ -134,15 +134,12 @@ struct fdef {
 
 /* names of the array API (and of NumPy) that zcube does not offer yet */
 static const char *const UNAVAILABLE[] = {
-    "matmul", "tensordot", "vecdot", "matrix_transpose", "outer", "dot", "einsum", "inner", "reshape",
-    "permute_dims", "transpose", "moveaxis", "expand_dims", "squeeze", "broadcast_to", "broadcast_arrays",
-    "concat", "concatenate", "stack", "unstack", "flip", "roll", "repeat", "tile", "take", "take_along_axis",
-    "tril", "triu", "cumulative_sum", "cumulative_prod", "cumsum", "cumprod", "diff", "sort", "argsort",
-    "unique_all", "unique_counts", "unique_inverse", "unique_values", "nonzero", "searchsorted", "meshgrid",
-    "result_type", "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "fft", "ifft", "rfft",
-    "irfft", "fftn", "ifftn", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift",
-    "ifftshift", "eigh", "det", "norm", "vector_norm", "matrix_norm",
-    "trace", "diagonal", "pinv", "median", "quantile", "percentile", "average", "nanmean", "nansum",
+    "dot", "einsum", "inner", "broadcast_arrays", "unstack", "take_along_axis", "sort", "argsort", "unique_all",
+    "unique_counts", "unique_inverse", "unique_values", "nonzero", "searchsorted", "meshgrid", "result_type",
+    "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "fft", "ifft", "rfft", "irfft", "fftn",
+    "ifftn", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "eigh", "det",
+    "norm", "vector_norm", "matrix_norm", "trace", "diagonal", "pinv", "median", "quantile", "percentile",
+    "average", "nanmean", "nansum",
 };
 
 /* NumPy spellings accepted for array API functions */
@@ -178,6 +175,23 @@ static int h_eye(ev *, const fdef *, const ex_node *, value *, value *);
 static int h_random(ev *, const fdef *, const ex_node *, value *, value *);
 static int h_astype(ev *, const fdef *, const ex_node *, value *, value *);
 static int h_rechunk(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_reshape(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_permute(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_moveaxis(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_matrix_transpose(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_expand_dims(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_squeeze(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_broadcast_to(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_join(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_flip(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_roll(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_repeat(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_tile(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_take(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_diff(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_tri(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_cumulative(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_linalg(ev *, const fdef *, const ex_node *, value *, value *);
 static int h_decomp(ev *, const fdef *, const ex_node *, value *, value *);
 
 #define RED_AXIS_PARAMS "x,axis,keepdims"
@@ -219,6 +233,35 @@ static const fdef FUNCS[] = {
     /* data types and chunks */
     {"astype", "x,dtype", 2, 2, h_astype, "astype", 0},
     {"rechunk", "x,chunks", 2, 2, h_rechunk, "rechunk", 0},
+    /* manipulation and cumulative (api: the function, or the one an alias stands for) */
+    {"reshape", "x,shape|newshape,copy", 2, 2, h_reshape, "reshape", 0},
+    {"permute_dims", "x,axes", 2, 2, h_permute, "permute_dims", 0},
+    {"transpose", "x,axes", 1, 2, h_permute, "transpose", 0},
+    {"moveaxis", "x,source,destination", 3, 3, h_moveaxis, "moveaxis", 0},
+    {"matrix_transpose", "x", 1, 1, h_matrix_transpose, "matrix_transpose", 0},
+    {"expand_dims", "x,axis", 1, 2, h_expand_dims, "expand_dims", 0},
+    {"squeeze", "x,axis", 1, 2, h_squeeze, "squeeze", 0},
+    {"broadcast_to", "x,shape", 2, 2, h_broadcast_to, "broadcast_to", 0},
+    {"concat", "arrays,axis", 1, 2, h_join, "concat", 0},
+    {"concatenate", "arrays,axis", 1, 2, h_join, "concat", 0},
+    {"stack", "arrays,axis", 1, 2, h_join, "stack", 0},
+    {"flip", "x,axis", 1, 2, h_flip, "flip", 0},
+    {"roll", "x,shift,axis", 2, 3, h_roll, "roll", 0},
+    {"repeat", "x,repeats,axis", 2, 3, h_repeat, "repeat", 0},
+    {"tile", "x,repetitions|reps", 2, 2, h_tile, "tile", 0},
+    {"take", "x,indices,axis", 2, 3, h_take, "take", 0},
+    {"diff", "x,n,axis,prepend,append", 1, 3, h_diff, "diff", 0},
+    {"tril", "x,k", 1, 2, h_tri, "tril", 0},
+    {"triu", "x,k", 1, 2, h_tri, "triu", 0},
+    {"cumulative_sum", "x,axis,dtype,include_initial", 1, 2, h_cumulative, "cumulative_sum", 0},
+    {"cumulative_prod", "x,axis,dtype,include_initial", 1, 2, h_cumulative, "cumulative_prod", 0},
+    {"cumsum", "x,axis,dtype,include_initial", 1, 2, h_cumulative, "cumulative_sum", 0},
+    {"cumprod", "x,axis,dtype,include_initial", 1, 2, h_cumulative, "cumulative_prod", 0},
+    /* linear algebra (the operator @ is matmul) */
+    {"matmul", "x1,x2", 2, 2, h_linalg, "matmul", 0},
+    {"tensordot", "x1,x2,axes", 2, 3, h_linalg, "tensordot", 0},
+    {"vecdot", "x1,x2,axis", 2, 2, h_linalg, "vecdot", 0},
+    {"outer", "x1,x2", 2, 2, h_linalg, "outer", 0},
     /* decompositions and solvers; several results make a tuple, indexed: svd(a)[1] */
     {"qr", "a|x,mode", 1, 2, h_decomp, "qr", 0},
     {"linalg.qr", "a|x,mode", 1, 2, h_decomp, "qr", 0},
@@ -714,7 +757,11 @@ static int eval_binary(ev *e, const ex_node *n, value *out)
     }
     int rc;
     if (n->op == EX_OP_MATMUL) {
-        rc = fail(n->col, "function 'matmul' (operator '@') is not available");
+        static const fdef MATMUL_DEF = {"matmul", "x1,x2", 2, 2, h_linalg, "matmul", 0};
+        if (ab[0].kind != V_ARRAY || ab[1].kind != V_ARRAY)
+            rc = fail(n->col, "operator '@' needs arrays, not %s", kind_name(ab[0].kind != V_ARRAY ? &ab[0] : &ab[1]));
+        else if ((rc = h_linalg(e, &MATMUL_DEF, n, ab, out)) == 0)
+            out->col = n->col;
     } else if (ab[0].kind == V_NUM && ab[1].kind == V_NUM) {
         rc = fold_binary(n->op, &ab[0], &ab[1], n->col, out);
     } else if ((ab[0].kind == V_ARRAY || ab[0].kind == V_NUM) && (ab[1].kind == V_ARRAY || ab[1].kind == V_NUM)) {
@@ -1399,6 +1446,345 @@ static int h_rechunk(ev *e, const fdef *f, const ex_node *call, value *args, val
     return set_array(out, a);
 }
 
+/* ---- manipulation, cumulative and linear algebra (zcube.h section 9) */
+
+/* An integer or a tuple of integers (n of them, at most max); negatives allowed. */
+static int as_int_list(const value *v, const char *what, int max, int *n, int64_t *out)
+{
+    if (v->kind == V_NUM) {
+        *n = 1;
+        return as_int(v, what, &out[0]);
+    }
+    if (v->kind != V_TUPLE) return fail(v->col, "%s must be an integer or a tuple of integers, got %s", what, kind_name(v));
+    if (v->n > max) return fail(v->col, "%s: more than %d entries", what, max);
+    for (int k = 0; k < v->n; k++)
+        if (as_int(&v->items[k], what, &out[k]) < 0) return -1;
+    *n = v->n;
+    return 0;
+}
+
+/* Axes: None (*n = -1), an integer or a tuple of integers. */
+static int as_axes(const value *v, const char *what, int *n, int *axes)
+{
+    if (v->kind == V_NONE) {
+        *n = -1;
+        return 0;
+    }
+    int64_t a[ZC_MAX_DIMS];
+    if (as_int_list(v, what, ZC_MAX_DIMS, n, a) < 0) return -1;
+    for (int k = 0; k < *n; k++) {
+        if (a[k] < INT32_MIN + 1 || a[k] > INT32_MAX)
+            return fail(v->kind == V_TUPLE ? v->items[k].col : v->col, "%s: axis %lld is out of range", what, (long long)a[k]);
+        axes[k] = (int)a[k];
+    }
+    return 0;
+}
+
+/* One axis, or None as ZC_AXIS_NONE when none_ok. */
+static int as_axis(const value *v, const char *what, int none_ok, int *axis)
+{
+    if (v->kind == V_NONE && none_ok) {
+        *axis = ZC_AXIS_NONE;
+        return 0;
+    }
+    int64_t a;
+    if (as_int(v, what, &a) < 0) return -1;
+    if (a < INT32_MIN + 1 || a > INT32_MAX) return fail(v->col, "%s: axis %lld is out of range", what, (long long)a);
+    *axis = (int)a;
+    return 0;
+}
+
+static int need_array(const fdef *f, const value *v, const char *param)
+{
+    if (v->kind == V_ARRAY) return 0;
+    return fail(v->col, "%s(): %s must be an array, got %s", f->name, param, kind_name(v));
+}
+
+/* Finish a handler: the library's result or its error at the call. */
+static int lib_result(ev *e, const fdef *f, const ex_node *call, int rc, zc_array *const *a, value *out)
+{
+    if (rc < 0) return fail_zc(e, rc, call->col, f->name);
+    return set_array(out, *a); /* read after the call that set it (argument order is unspecified) */
+}
+
+static int h_reshape(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0;
+    int64_t shape[ZC_MAX_DIMS];
+    if (as_int_list(&args[1], "shape", ZC_MAX_DIMS, &n, shape) < 0) return -1;
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_reshape(args[0].arr, n, shape, &a), &a, out);
+}
+
+static int h_permute(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0, axes[ZC_MAX_DIMS];
+    if (as_axes(&args[1], "axes", &n, axes) < 0) return -1;
+    int ndim;
+    if (array_info(e, &args[0], &ndim, NULL, NULL, NULL) < 0) return -1;
+    if (n < 0) { /* transpose(x): reverse the axes */
+        if (!strcmp(f->api, "permute_dims")) return fail(args[1].col, "permute_dims(): axes must be given");
+        n = ndim;
+        for (int d = 0; d < ndim; d++) axes[d] = ndim - 1 - d;
+    }
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_permute_dims(args[0].arr, axes, n, &a), &a, out);
+}
+
+static int h_moveaxis(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int ns = 0, nd = 0, src[ZC_MAX_DIMS], dst[ZC_MAX_DIMS];
+    if (as_axes(&args[1], "source", &ns, src) < 0 || as_axes(&args[2], "destination", &nd, dst) < 0) return -1;
+    if (ns < 0 || nd < 0 || ns != nd)
+        return fail(args[2].col, "moveaxis(): source and destination must have the same number of axes");
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_moveaxis(args[0].arr, src, dst, ns, &a), &a, out);
+}
+
+static int h_matrix_transpose(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_matrix_transpose(args[0].arr, &a), &a, out);
+}
+
+static int h_expand_dims(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int axis = 0;
+    if (args[1].kind != V_NONE && as_axis(&args[1], "axis", 0, &axis) < 0) return -1;
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_expand_dims(args[0].arr, axis, &a), &a, out);
+}
+
+static int h_squeeze(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0, axes[ZC_MAX_DIMS];
+    if (as_axes(&args[1], "axis", &n, axes) < 0) return -1;
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_squeeze(args[0].arr, axes, n < 0 ? 0 : n, &a), &a, out);
+}
+
+static int h_broadcast_to(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0;
+    int64_t shape[ZC_MAX_DIMS];
+    if (as_shape(&args[1], "shape", &n, shape) < 0) return -1;
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_broadcast_to(args[0].arr, n, shape, &a), &a, out);
+}
+
+/* A tuple or list of arrays (numbers become 0-d weak scalars); *n arrays retained into arr. */
+static int as_arrays(ev *e, const fdef *f, const value *v, zc_array **arr, int max, int *n)
+{
+    if (v->kind != V_TUPLE || v->n == 0)
+        return fail(v->col, "%s(): arrays must be a non-empty tuple or list of arrays, got %s", f->name, kind_name(v));
+    if (v->n > max) return fail(v->col, "%s(): more than %d arrays", f->name, max);
+    for (int k = 0; k < v->n; k++) {
+        if (v->items[k].kind != V_ARRAY) {
+            for (int j = 0; j < k; j++) zc_array_release(arr[j]);
+            return fail(v->items[k].col, "%s(): expected arrays, got %s", f->name, kind_name(&v->items[k]));
+        }
+        arr[k] = v->items[k].arr;
+        zc_array_retain(arr[k]);
+    }
+    *n = v->n;
+    return 0;
+}
+
+static int h_join(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    zc_array *arr[256];
+    int n = 0, axis = 0, stack = !strcmp(f->api, "stack");
+    if (args[1].kind != V_NONE || stack) {
+        if (args[1].kind != V_NONE && as_axis(&args[1], "axis", 0, &axis) < 0) return -1;
+    }
+    if (!stack && args[1].kind == V_NONE && call) {
+        /* concat(arrays) is axis 0; concat(arrays, axis=None) flattens */
+        for (int k = 0; k < call->nkw; k++)
+            if (!strcmp(call->kwnames[k], "axis") && call->kwvalues[k]->kind == EX_NONE) axis = ZC_AXIS_NONE;
+        if (call->nitems > 1 && call->items[1]->kind == EX_NONE) axis = ZC_AXIS_NONE;
+    }
+    if (as_arrays(e, f, &args[0], arr, 256, &n) < 0) return -1;
+    zc_array *a = NULL;
+    int rc = stack ? zc_stack(n, arr, axis, &a) : zc_concat(n, arr, axis, &a);
+    for (int k = 0; k < n; k++) zc_array_release(arr[k]);
+    return lib_result(e, f, call, rc, &a, out);
+}
+
+static int h_flip(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0, axes[ZC_MAX_DIMS];
+    if (as_axes(&args[1], "axis", &n, axes) < 0) return -1;
+    if (n == 0) { /* flip(x, axis=()) changes nothing */
+        zc_array_retain(args[0].arr);
+        return set_array(out, args[0].arr);
+    }
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_flip(args[0].arr, axes, n < 0 ? 0 : n, &a), &a, out);
+}
+
+static int h_roll(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int ns = 0, na = 0, axes[ZC_MAX_DIMS];
+    int64_t shifts[ZC_MAX_DIMS];
+    if (as_int_list(&args[1], "shift", ZC_MAX_DIMS, &ns, shifts) < 0 || as_axes(&args[2], "axis", &na, axes) < 0)
+        return -1;
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_roll(args[0].arr, shifts, ns, axes, na < 0 ? 0 : na, &a), &a, out);
+}
+
+static int h_repeat(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int64_t k;
+    int axis;
+    if (args[1].kind == V_ARRAY || args[1].kind == V_TUPLE)
+        return fail(args[1].col, "repeat(): repeats must be one integer (per-element repeats are not supported)");
+    if (as_int(&args[1], "repeats", &k) < 0 || as_axis(&args[2], "axis", 1, &axis) < 0) return -1;
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_repeat(args[0].arr, k, axis, &a), &a, out);
+}
+
+static int h_tile(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0;
+    int64_t reps[ZC_MAX_DIMS];
+    if (as_int_list(&args[1], "reps", ZC_MAX_DIMS, &n, reps) < 0) return -1;
+    zc_array *a = NULL;
+    return lib_result(e, f, call, zc_tile(args[0].arr, reps, n, &a), &a, out);
+}
+
+static int h_take(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    if (args[1].kind == V_ARRAY)
+        return fail(args[1].col, "take(): indices must be integers written in the expression (a list or tuple), not "
+                    "an array");
+    int axis;
+    if (as_axis(&args[2], "axis", 1, &axis) < 0) return -1;
+    const value *iv = &args[1];
+    int64_t n = iv->kind == V_TUPLE ? iv->n : 1;
+    int64_t *idx = malloc(sizeof *idx * (size_t)(n ? n : 1));
+    if (!idx) return cli_seterr("out of memory");
+    for (int64_t k = 0; k < n; k++)
+        if (as_int(iv->kind == V_TUPLE ? &iv->items[k] : iv, "indices", &idx[k]) < 0) {
+            free(idx);
+            return -1;
+        }
+    zc_array *a = NULL, *r = NULL;
+    int rc = zc_take(args[0].arr, idx, n, axis, &a);
+    free(idx);
+    if (rc == 0 && iv->kind != V_TUPLE) { /* a scalar index drops the axis, as NumPy does */
+        int ndim, ax = axis == ZC_AXIS_NONE ? 0 : axis;
+        zc_array_info(a, &ndim, NULL, NULL, NULL);
+        if (ax < 0) ax += ndim;
+        rc = zc_squeeze(a, &ax, 1, &r);
+        zc_array_release(a);
+        a = r;
+    }
+    return lib_result(e, f, call, rc, &a, out);
+}
+
+static int h_diff(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int64_t n = 1;
+    int axis = -1;
+    if (args[1].kind != V_NONE && as_int(&args[1], "n", &n) < 0) return -1;
+    if (n < 0 || n > INT32_MAX) return fail(args[1].col, "diff(): n must be >= 0, got %lld", (long long)n);
+    if (args[2].kind != V_NONE && as_axis(&args[2], "axis", 0, &axis) < 0) return -1;
+    zc_array *pa[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++)
+        if (args[3 + k].kind != V_NONE && as_array(e, &args[3 + k], k ? "append" : "prepend", &pa[k]) < 0) {
+            zc_array_release(pa[0]);
+            return -1;
+        }
+    zc_array *a = NULL;
+    int rc = zc_diff(args[0].arr, axis, (int)n, pa[0], pa[1], &a);
+    zc_array_release(pa[0]);
+    zc_array_release(pa[1]);
+    return lib_result(e, f, call, rc, &a, out);
+}
+
+static int h_tri(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int64_t k = 0;
+    if (args[1].kind != V_NONE && as_int(&args[1], "k", &k) < 0) return -1;
+    zc_array *a = NULL;
+    int rc = !strcmp(f->api, "tril") ? zc_tril(args[0].arr, k, &a) : zc_triu(args[0].arr, k, &a);
+    return lib_result(e, f, call, rc, &a, out);
+}
+
+static int h_cumulative(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    if (need_array(f, &args[0], "x") < 0) return -1;
+    int axis, initial = 0;
+    zc_dtype dt = ZC_DTYPE_INVALID;
+    if (as_axis(&args[1], "axis", 1, &axis) < 0) return -1;
+    if (args[2].kind != V_NONE && as_dtype(&args[2], "dtype", &dt) < 0) return -1;
+    if (args[3].kind != V_NONE && as_bool(&args[3], "include_initial", &initial) < 0) return -1;
+    zc_array *x = args[0].arr, *flat = NULL;
+    int ndim;
+    if (array_info(e, &args[0], &ndim, NULL, NULL, NULL) < 0) return -1;
+    if (axis == ZC_AXIS_NONE && ndim > 1 && (!strcmp(f->name, "cumsum") || !strcmp(f->name, "cumprod"))) {
+        int64_t m1 = -1; /* NumPy's cumsum(x) runs over the flattened array */
+        int rc = zc_reshape(x, 1, &m1, &flat);
+        if (rc < 0) return fail_zc(e, rc, call->col, f->name);
+        x = flat;
+    }
+    zc_array *a = NULL;
+    int rc = !strcmp(f->api, "cumulative_sum") ? zc_cumulative_sum(x, axis, dt, initial, &a)
+                                               : zc_cumulative_prod(x, axis, dt, initial, &a);
+    zc_array_release(flat);
+    return lib_result(e, f, call, rc, &a, out);
+}
+
+static int h_linalg(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    /* arguments first (errors at their columns), then the library call */
+    int axis = -1, n1 = 2, n2 = 2, pairs = 0, a1[ZC_MAX_DIMS], a2[ZC_MAX_DIMS];
+    if (!strcmp(f->api, "vecdot") && args[2].kind != V_NONE && as_axis(&args[2], "axis", 0, &axis) < 0) return -1;
+    if (!strcmp(f->api, "tensordot")) { /* axes = N, or (axes1, axes2) */
+        const value *av = &args[2];
+        if (av->kind == V_TUPLE) {
+            if (av->n != 2) return fail(av->col, "tensordot(): axes must be an integer or a pair of axis lists");
+            if (as_axes(&av->items[0], "axes", &n1, a1) < 0 || as_axes(&av->items[1], "axes", &n2, a2) < 0) return -1;
+            if (n1 != n2 || n1 < 0) return fail(av->col, "tensordot(): the two axis lists differ in length");
+            pairs = 1;
+        } else if (av->kind != V_NONE) {
+            int64_t k;
+            if (as_int(av, "axes", &k) < 0) return -1;
+            if (k < 0 || k > ZC_MAX_DIMS) return fail(av->col, "tensordot(): axes must be >= 0, got %lld", (long long)k);
+            n1 = (int)k;
+        }
+    }
+    zc_array *x[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++)
+        if (as_array(e, &args[k], f->name, &x[k]) < 0) {
+            zc_array_release(x[0]);
+            return -1;
+        }
+    zc_array *a = NULL;
+    int rc;
+    if (!strcmp(f->api, "matmul")) rc = zc_matmul(x[0], x[1], &a);
+    else if (!strcmp(f->api, "outer")) rc = zc_outer(x[0], x[1], &a);
+    else if (!strcmp(f->api, "vecdot")) rc = zc_vecdot(x[0], x[1], axis, &a);
+    else rc = zc_tensordot(x[0], x[1], n1, pairs ? a1 : NULL, pairs ? a2 : NULL, &a);
+    zc_array_release(x[0]);
+    zc_array_release(x[1]);
+    return lib_result(e, f, call, rc, &a, out);
+}
+
 /* ------------------------------------------------------------ the walk */
 
 static int eval_tuple(ev *e, const ex_node *n, value *out)
@@ -1438,6 +1824,29 @@ static int eval_slice(ev *e, const ex_node *n, value *out)
     return 0;
 }
 
+/* x.T (all axes reversed, as NumPy) and x.mT (the last two swapped) */
+static int eval_transpose_attr(ev *e, const ex_node *n, value *out)
+{
+    value a;
+    if (eval_node(e, n->a, &a) < 0) return -1;
+    if (a.kind != V_ARRAY) {
+        int rc = fail(n->col, "'.%s' applies to arrays, not %s", n->str, kind_name(&a));
+        value_clear(&a);
+        return rc;
+    }
+    value args[2];
+    memset(args, 0, sizeof args);
+    args[0] = a;
+    args[1].kind = V_NONE;
+    args[1].col = n->col;
+    static const fdef T_DEF = {"T", "x,axes", 1, 2, h_permute, "transpose", 0};
+    static const fdef MT_DEF = {"mT", "x", 1, 1, h_matrix_transpose, "matrix_transpose", 0};
+    int rc = !strcmp(n->str, "T") ? h_permute(e, &T_DEF, n, args, out) : h_matrix_transpose(e, &MT_DEF, n, args, out);
+    if (rc == 0) out->col = n->col;
+    value_clear(&a);
+    return rc;
+}
+
 static int eval_node(ev *e, const ex_node *n, value *out)
 {
     memset(out, 0, sizeof *out);
@@ -1462,6 +1871,7 @@ static int eval_node(ev *e, const ex_node *n, value *out)
     case EX_UNARY: return eval_unary(e, n, out);
     case EX_BINARY: return eval_binary(e, n, out);
     case EX_ATTR:
+        if (!strcmp(n->str, "T") || !strcmp(n->str, "mT")) return eval_transpose_attr(e, n, out);
         if (n->a->kind == EX_NAME && (!strcmp(n->a->str, "random") || !strcmp(n->a->str, "np")))
             return fail(n->col, "'%s.%s' is a function: call it", n->a->str, n->str);
         return fail(n->col, "attribute access ('.%s') is not supported", n->str);

@@ -217,7 +217,9 @@ expect_fail 2 "at column 8: sin() takes 1 argument, got 2" eval 'sin(u, u)' --in
 expect_fail 2 "at column 8: sum() got an unexpected keyword argument 'axes'" eval 'sum(u, axes=0)' --in u=$U -o $O
 expect_fail 2 "at column 14: mean(): axis 2 is out of bounds for an array of 2 dimensions" eval 'mean(u, axis=2)' --in u=$U -o $O
 expect_fail 2 "full() missing required argument 'fill_value'" eval 'full((2, 3))' -o $O
-expect_fail 2 "function 'matmul' (operator '@') is not available" eval 'u @ u' --in u=$U -o $O
+expect_fail 1 "at column 3: matmul: shapes (20, 30) and (20, 30) do not align" eval 'u @ u' --in u=$U -o $O
+expect_fail 2 "at column 3: operator '@' needs arrays, not an integer" eval 'u @ 2' --in u=$U -o $O
+expect_fail 2 "at column 8: concat(): arrays must be a non-empty tuple or list of arrays" eval 'concat(u)' --in u=$U -o $O
 expect_fail 2 "at column 1: function 'fft' is not available" eval 'fft(u)' --in u=$U -o $O
 expect_fail 2 "the expression gives a tuple, not an array" eval 'u, u' --in u=$U -o $O
 expect_fail 2 "integer result out of the 64-bit range" eval '2 ** 64 + u' --in u=$U -o $O
