@@ -20,6 +20,7 @@
 #include "zarr/shard.h"
 
 #define GROUP_MAX 64
+#define GROUP_BYTES ((size_t)12 << 20)
 #define KEY_LEN 1024
 
 typedef struct {
@@ -204,8 +205,12 @@ static int read_group(void *vctx, size_t g, int slot)
             }
             target = r->scratch[slot];
         }
+        /* A part of a unit: only the bytes it spans (blosc: the blocks holding
+         * them). Whole units decode in one call: decoding them piece by piece
+         * (blosc_getitem per block, then copying each piece while in cache)
+         * measured 10% more CPU, as getitem copies every block once more. */
         size_t dlo, dhi;
-        if (direct || whole) rc = codec_chain_decode(a->chain, q->data, q->size, target, a->rchunk_nbytes);
+        if (whole) rc = codec_chain_decode(a->chain, q->data, q->size, target, a->rchunk_nbytes);
         else rc = codec_chain_decode_range(a->chain, q->data, q->size, target, a->rchunk_nbytes, lo[i], hi[i], &dlo,
                                            &dhi);
         if (rc < 0) {
@@ -261,8 +266,12 @@ int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
         rc = ZC_ENOMEM;
         goto out;
     }
-    /* groups: enough of them to keep every thread busy, each at most GROUP_MAX */
-    size_t per = r.s.nchunks / ((size_t)nslots * 4);
+    /* groups: enough of them to keep every thread busy, each at most GROUP_MAX
+     * units and GROUP_BYTES of decoded data (the fetched objects of a group are
+     * in memory at once: small groups reuse the same cached blocks, big ones
+     * take fresh pages from the kernel, a page fault per 4 KiB) */
+    size_t per = r.s.nchunks / ((size_t)nslots * 4), by_bytes = GROUP_BYTES / (a->rchunk_nbytes ? a->rchunk_nbytes : 1);
+    if (per > by_bytes) per = by_bytes;
     r.group = per < 1 ? 1 : per > GROUP_MAX ? GROUP_MAX : per;
     size_t ngroups = (r.s.nchunks + r.group - 1) / r.group;
     rc = pool_for(p, ngroups, width(a), read_group, &r);
