@@ -737,6 +737,68 @@ ZC_API int zc_plan_save(const zc_spec *spec, int n, zc_array *const *arrays, con
  */
 ZC_API int zc_plan_run(const char *path, int op, int64_t first, int64_t last, int nthreads);
 
+/* ===================================================================== FFT (array API fft extension) */
+
+/*
+ * Discrete Fourier transforms, lazily like every other array function, with
+ * FFTW3 underneath (fftw3f for float32/complex64, fftw3 for float64/complex128;
+ * bool and integers are computed in float64, float16 in float32). NumPy's
+ * numpy.fft is the reference for values and normalization.
+ *
+ *   n      length of the transform along the axis (input cut or zero-padded);
+ *          -1 = the input's length (irfft/hfft: 2·(m-1) for m inputs); n < 1
+ *          otherwise is ZC_EINVAL
+ *   axis   negative counts from the end; out of range is ZC_EINVAL
+ *   norm   "backward" (NULL = this: no scaling forward, 1/n inverse), "ortho"
+ *          (1/sqrt(n) both ways) or "forward" (1/n forward, none inverse)
+ *
+ * An axis whose line fits in a task is rechunked to be whole and transformed
+ * block by block (FFTW plans are made once per shape and reused by every task).
+ * A longer axis uses the four-step (Bailey) algorithm built from the engine's
+ * reshape, rechunk and FFT nodes, so tasks stay within allowed_mem for any
+ * length that factors: an axis of length N = N1·N2 costs about three rechunks
+ * (transposes) and two transform passes over storage. A prime length too long
+ * for one task fails with ZC_EMEMBOUND naming the length and the memory a line
+ * needs (pad it with n= to a composite length). Since allowed_mem is only known
+ * when computing, the FFT functions size their tasks from zc_fft_set_memory
+ * (default: ZC_SPEC_INIT's 2 GiB - 64 MiB).
+ */
+/** Size FFT tasks for computations with this spec (process-wide; call before building FFTs). */
+ZC_API int zc_fft_set_memory(const zc_spec *spec);
+/** Longest axis (elements) transformed in one task for a dtype under the current setting. */
+ZC_API size_t zc_fft_line_limit(zc_dtype dtype);
+/** Complex transforms: fft (exp(-2πi jk/n)) and its inverse; output complex64/complex128. */
+ZC_API int zc_fft_fft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+ZC_API int zc_fft_ifft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+/** Real input → n/2+1 complex outputs (complex input is ZC_EINVAL). */
+ZC_API int zc_fft_rfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+/** Inverse of rfft: the first n/2+1 (complex or real float) inputs → n real outputs; integer input is ZC_EINVAL. */
+ZC_API int zc_fft_irfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+/** Hermitian-symmetric input → real output (hfft = irfft(conj(x)) with the norm's direction swapped) and its inverse. */
+ZC_API int zc_fft_hfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+ZC_API int zc_fft_ihfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+/**
+ * n-dimensional transforms over `axes` (naxes 0 = all axes, or the last ns when s
+ * is given), lengths s (ns 0 = the input's; -1 entries too). rfftn transforms the
+ * last of the axes with rfft, irfftn with irfft (default length 2·(m-1)).
+ * Repeated axes are ZC_EINVAL.
+ */
+ZC_API int zc_fft_fftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
+                       zc_array **out);
+ZC_API int zc_fft_ifftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
+                        zc_array **out);
+ZC_API int zc_fft_rfftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
+                        zc_array **out);
+ZC_API int zc_fft_irfftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
+                         zc_array **out);
+/** Sample frequencies of an n-point (r)fft with sample spacing d, as NumPy: dtype float64
+ *  (ZC_DTYPE_INVALID) or float32. */
+ZC_API int zc_fft_fftfreq(int64_t n, double d, zc_dtype dtype, zc_array **out);
+ZC_API int zc_fft_rfftfreq(int64_t n, double d, zc_dtype dtype, zc_array **out);
+/** Move the zero frequency to the middle (a roll by n/2 along each axis; naxes 0 = all) and back. */
+ZC_API int zc_fft_fftshift(zc_array *x, const int *axes, int naxes, zc_array **out);
+ZC_API int zc_fft_ifftshift(zc_array *x, const int *axes, int naxes, zc_array **out);
+
 /* ===================================================================== 10. Testing hooks */
 
 /**

@@ -13,6 +13,7 @@
 #include "loader/perm.h"
 #include "ops/linalg.h"
 #include "plan/decomp.h"
+#include "plan/fft.h"
 #include "plan/manip.h"
 #include "zarr/copy.h"
 
@@ -391,6 +392,7 @@ int node_compute_region(zc_array *a, const zc_range *sel, void *out)
     case NODE_SCAN: return manip_region(a, sel, out);
     case NODE_MATMUL: return linalg_region(a, sel, out);
     case NODE_DECOMP: return decomp_region(a, sel, out);
+    case NODE_FFT: return fftn_region(a, sel, out);
     }
     return zc__err(ZC_EINTERNAL, "a reduction's values were asked for before it was computed");
 }

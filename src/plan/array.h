@@ -19,7 +19,9 @@
  *            rechunks are chains of these, planned at compute time)
  *   RESHAPE, VIEW, CONCAT, GATHER, TOTALS, SCAN: manipulation and cumulative
  *            functions, see plan/manip.h
- *   MATMUL   (batched) matrix product of two inputs, see ops/linalg.h */
+ *   MATMUL   (batched) matrix product of two inputs, see ops/linalg.h
+ *   DECOMP   QR, SVD, solve... (LAPACK) and TSQR's pieces, see plan/decomp.h
+ *   FFT      1-D transforms along an axis held whole by every input block, see plan/fft.h */
 #ifndef ZC_PLAN_ARRAY_H
 #define ZC_PLAN_ARRAY_H
 
@@ -36,7 +38,8 @@
 typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_SLICE, NODE_REDUCE, NODE_RECHUNK,
               /* plan/manip.h */ NODE_RESHAPE, NODE_VIEW, NODE_CONCAT, NODE_GATHER, NODE_TOTALS, NODE_SCAN,
               /* ops/linalg.h */ NODE_MATMUL,
-              /* plan/decomp.h */ NODE_DECOMP } node_kind;
+              /* plan/decomp.h */ NODE_DECOMP,
+              /* plan/fft.h */ NODE_FFT } node_kind;
 
 typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
 
@@ -98,6 +101,14 @@ struct zc_array {
             int64_t kgroup;               /* contracted elements per group (split: output dim 0 is the group) */
             int split;
         } matmul;
+        struct {                          /* plan/fft.h */
+            int axis, kind;               /* transformed dim, fftk_kind */
+            int64_t n;                    /* transform length */
+            double scale;
+            int conj_in, conj_out;
+            int tw_dim, tw_sign;          /* four-step twiddle: dim of j (-1 = none), sign of the exponent */
+            int64_t tw_n;                 /* its denominator */
+        } fft;
         struct { int op; int64_t band, group; } decomp; /* plan/decomp.h: la_op, rows per band, bands per group */
     } p;
     /* set during a computation (plan/plan.c, exec/run.c); a node takes part in

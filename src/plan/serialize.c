@@ -21,6 +21,7 @@
 #include "exec/run.h"
 #include "ops/linalg.h"
 #include "plan/decomp.h"
+#include "plan/fft.h"
 #include "plan/manip.h"
 #include "plan/plan.h"
 #include "store/store.h"
@@ -97,7 +98,7 @@ static int node_json(const list *l, zc_array *a, json_t **out)
 {
     static const char *const kinds[] = {"zarr", "buffer", "create", "scalar", "ew", "slice", "reduce", "rechunk"};
     json_t *o = json_pack("{s:s, s:o, s:o, s:s, s:I}", "kind",
-                          manip_kind(a->kind) ? manip_kind_json(a->kind) : a->kind == NODE_MATMUL ? "matmul" : a->kind == NODE_DECOMP ? "decomp" : kinds[a->kind], "shape", int_array(a->shape, a->ndim),
+                          manip_kind(a->kind) ? manip_kind_json(a->kind) : a->kind == NODE_MATMUL ? "matmul" : a->kind == NODE_DECOMP ? "decomp" : a->kind == NODE_FFT ? "fft" : kinds[a->kind], "shape", int_array(a->shape, a->ndim),
                           "chunks", int_array(a->chunks, a->ndim), "dtype", zc_dtype_name(a->dtype), "itemsize",
                           (json_int_t)a->itemsize);
     json_t *inputs = json_array();
@@ -157,6 +158,7 @@ static int node_json(const list *l, zc_array *a, json_t **out)
     case NODE_SCAN: manip_to_json(a, o); break;
     case NODE_MATMUL: linalg_to_json(a, o); break;
     case NODE_DECOMP: decomp_to_json(a, o); break;
+    case NODE_FFT: fftn_to_json(a, o); break;
     }
     *out = o;
     return 0;
@@ -211,6 +213,7 @@ static int node_from_json(const json_t *o, zc_array **built, int i, store_list *
     else if (!strcmp(kind, "rechunk")) k = NODE_RECHUNK;
     else if (!strcmp(kind, "matmul")) k = NODE_MATMUL;
     else if (!strcmp(kind, "decomp")) k = NODE_DECOMP;
+    else if (!strcmp(kind, "fft")) k = NODE_FFT;
     else if (manip_kind_from_json(kind, &k) == 0) {}
     else return zc__err(ZC_EFORMAT, "plan: node %d has unknown kind '%s'", i, kind);
     ZC_TRY(node_new(k, nd, shape, chunks, dt, nin, in, out));
@@ -254,6 +257,13 @@ static int node_from_json(const json_t *o, zc_array **built, int i, store_list *
     }
     case NODE_DECOMP:
         if ((rc = decomp_from_json(o, a)) < 0) {
+            zc_array_release(a);
+            *out = NULL;
+            return rc;
+        }
+        break;
+    case NODE_FFT:
+        if ((rc = fftn_from_json(o, a)) < 0) {
             zc_array_release(a);
             *out = NULL;
             return rc;

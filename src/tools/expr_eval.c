@@ -136,8 +136,7 @@ struct fdef {
 static const char *const UNAVAILABLE[] = {
     "dot", "einsum", "inner", "broadcast_arrays", "unstack", "take_along_axis", "sort", "argsort", "unique_all",
     "unique_counts", "unique_inverse", "unique_values", "nonzero", "searchsorted", "meshgrid", "result_type",
-    "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "fft", "ifft", "rfft", "irfft", "fftn",
-    "ifftn", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "eigh", "det",
+    "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "eigh", "det",
     "norm", "vector_norm", "matrix_norm", "trace", "diagonal", "pinv", "median", "quantile", "percentile",
     "average", "nanmean", "nansum",
 };
@@ -193,6 +192,10 @@ static int h_tri(ev *, const fdef *, const ex_node *, value *, value *);
 static int h_cumulative(ev *, const fdef *, const ex_node *, value *, value *);
 static int h_linalg(ev *, const fdef *, const ex_node *, value *, value *);
 static int h_decomp(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_fft(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_fftn(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_fftfreq(ev *, const fdef *, const ex_node *, value *, value *);
+static int h_fftshift(ev *, const fdef *, const ex_node *, value *, value *);
 
 #define RED_AXIS_PARAMS "x,axis,keepdims"
 static const fdef FUNCS[] = {
@@ -279,6 +282,35 @@ static const fdef FUNCS[] = {
     {"linalg.inv", "a|x", 1, 1, h_decomp, "inv", 0},
     {"lstsq", "a,b,rcond", 2, 2, h_decomp, "lstsq", 0},
     {"linalg.lstsq", "a,b,rcond", 2, 2, h_decomp, "lstsq", 0},
+    /* the fft extension (also as fft.*): n=, axis=/axes=, norm="backward"|"ortho"|"forward" */
+    {"fft", "x|a,n,axis,norm", 1, 4, h_fft, "fft", 0},
+    {"fft.fft", "x|a,n,axis,norm", 1, 4, h_fft, "fft", 0},
+    {"ifft", "x|a,n,axis,norm", 1, 4, h_fft, "ifft", 0},
+    {"fft.ifft", "x|a,n,axis,norm", 1, 4, h_fft, "ifft", 0},
+    {"rfft", "x|a,n,axis,norm", 1, 4, h_fft, "rfft", 0},
+    {"fft.rfft", "x|a,n,axis,norm", 1, 4, h_fft, "rfft", 0},
+    {"irfft", "x|a,n,axis,norm", 1, 4, h_fft, "irfft", 0},
+    {"fft.irfft", "x|a,n,axis,norm", 1, 4, h_fft, "irfft", 0},
+    {"hfft", "x|a,n,axis,norm", 1, 4, h_fft, "hfft", 0},
+    {"fft.hfft", "x|a,n,axis,norm", 1, 4, h_fft, "hfft", 0},
+    {"ihfft", "x|a,n,axis,norm", 1, 4, h_fft, "ihfft", 0},
+    {"fft.ihfft", "x|a,n,axis,norm", 1, 4, h_fft, "ihfft", 0},
+    {"fftn", "x|a,s,axes,norm", 1, 4, h_fftn, "fftn", 0},
+    {"fft.fftn", "x|a,s,axes,norm", 1, 4, h_fftn, "fftn", 0},
+    {"ifftn", "x|a,s,axes,norm", 1, 4, h_fftn, "ifftn", 0},
+    {"fft.ifftn", "x|a,s,axes,norm", 1, 4, h_fftn, "ifftn", 0},
+    {"rfftn", "x|a,s,axes,norm", 1, 4, h_fftn, "rfftn", 0},
+    {"fft.rfftn", "x|a,s,axes,norm", 1, 4, h_fftn, "rfftn", 0},
+    {"irfftn", "x|a,s,axes,norm", 1, 4, h_fftn, "irfftn", 0},
+    {"fft.irfftn", "x|a,s,axes,norm", 1, 4, h_fftn, "irfftn", 0},
+    {"fftfreq", "n,d,dtype", 1, 2, h_fftfreq, "fftfreq", 0},
+    {"fft.fftfreq", "n,d,dtype", 1, 2, h_fftfreq, "fftfreq", 0},
+    {"rfftfreq", "n,d,dtype", 1, 2, h_fftfreq, "rfftfreq", 0},
+    {"fft.rfftfreq", "n,d,dtype", 1, 2, h_fftfreq, "rfftfreq", 0},
+    {"fftshift", "x,axes", 1, 2, h_fftshift, "fftshift", 0},
+    {"fft.fftshift", "x,axes", 1, 2, h_fftshift, "fftshift", 0},
+    {"ifftshift", "x,axes", 1, 2, h_fftshift, "ifftshift", 0},
+    {"fft.ifftshift", "x,axes", 1, 2, h_fftshift, "ifftshift", 0},
 };
 #define NFUNCS ((int)(sizeof FUNCS / sizeof FUNCS[0]))
 
@@ -1978,4 +2010,131 @@ static int h_decomp(ev *e, const fdef *f, const ex_node *call, value *args, valu
         out->items[k].col = call->col;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------ fft extension */
+
+/* An int or a tuple/list of ints (axes=, s=) into v; *n = count. */
+static int int_list(const value *a, const char *what, int64_t *v, int max, int *n)
+{
+    if (a->kind == V_TUPLE) {
+        if (a->n > max) return fail(a->col, "%s has %d entries (at most %d)", what, a->n, max);
+        for (int k = 0; k < a->n; k++)
+            if (as_int(&a->items[k], what, &v[k]) < 0) return -1;
+        *n = a->n;
+        return 0;
+    }
+    if (as_int(a, what, &v[0]) < 0) return -1;
+    *n = 1;
+    return 0;
+}
+
+static int fft_norm(const value *a, const char **norm)
+{
+    *norm = NULL;
+    if (a->kind == V_NONE) return 0;
+    if (a->kind != V_STR) return fail(a->col, "norm must be a string (\"backward\", \"ortho\" or \"forward\"), got %s", kind_name(a));
+    *norm = a->s;
+    return 0;
+}
+
+static int h_fft(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    static const struct { const char *name; int (*fn)(zc_array *, int64_t, int, const char *, zc_array **); } T[] = {
+        {"fft", zc_fft_fft}, {"ifft", zc_fft_ifft}, {"rfft", zc_fft_rfft},
+        {"irfft", zc_fft_irfft}, {"hfft", zc_fft_hfft}, {"ihfft", zc_fft_ihfft}};
+    zc_array *x;
+    if (as_array(e, &args[0], "x", &x) < 0) return -1;
+    int64_t n = -1, axis = -1;
+    const char *norm;
+    int rc = 0;
+    if (args[1].kind != V_NONE && (rc = as_int(&args[1], "n", &n)) == 0 && n < 1)
+        rc = fail(args[1].col, "%s(): n must be >= 1 (got %lld)", f->api, (long long)n);
+    if (rc == 0 && args[2].kind != V_NONE) rc = as_int(&args[2], "axis", &axis);
+    if (rc == 0 && (axis < INT32_MIN || axis > INT32_MAX)) rc = fail(args[2].col, "axis %lld is out of range", (long long)axis);
+    if (rc == 0) rc = fft_norm(&args[3], &norm);
+    if (rc < 0) {
+        zc_array_release(x);
+        return -1;
+    }
+    zc_array *r = NULL;
+    for (size_t k = 0; k < sizeof T / sizeof T[0]; k++)
+        if (!strcmp(T[k].name, f->api)) rc = T[k].fn(x, n, (int)axis, norm, &r);
+    zc_array_release(x);
+    if (rc < 0) return fail_zc(e, rc, call->col, f->api);
+    return set_array(out, r);
+}
+
+static int h_fftn(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    zc_array *x;
+    if (as_array(e, &args[0], "x", &x) < 0) return -1;
+    int64_t s[ZC_MAX_DIMS], ax64[ZC_MAX_DIMS];
+    int ns = 0, na = 0, axes[ZC_MAX_DIMS];
+    const char *norm;
+    int rc = 0;
+    if (args[1].kind != V_NONE) rc = int_list(&args[1], "s", s, ZC_MAX_DIMS, &ns);
+    for (int k = 0; rc == 0 && k < ns; k++)
+        if (s[k] < 1 && s[k] != -1) rc = fail(args[1].col, "%s(): s entries must be >= 1 (got %lld)", f->api, (long long)s[k]);
+    if (rc == 0 && args[2].kind != V_NONE) rc = int_list(&args[2], "axes", ax64, ZC_MAX_DIMS, &na);
+    for (int k = 0; rc == 0 && k < na; k++) {
+        if (ax64[k] < -ZC_MAX_DIMS || ax64[k] >= ZC_MAX_DIMS) rc = fail(args[2].col, "axis %lld is out of range", (long long)ax64[k]);
+        axes[k] = (int)ax64[k];
+    }
+    if (rc == 0 && args[2].kind != V_NONE && na == 0) rc = fail(args[2].col, "%s(): axes is empty", f->api);
+    if (rc == 0) rc = fft_norm(&args[3], &norm);
+    if (rc < 0) {
+        zc_array_release(x);
+        return -1;
+    }
+    zc_array *r = NULL;
+    if (!strcmp(f->api, "fftn")) rc = zc_fft_fftn(x, s, ns, axes, na, norm, &r);
+    else if (!strcmp(f->api, "ifftn")) rc = zc_fft_ifftn(x, s, ns, axes, na, norm, &r);
+    else if (!strcmp(f->api, "rfftn")) rc = zc_fft_rfftn(x, s, ns, axes, na, norm, &r);
+    else rc = zc_fft_irfftn(x, s, ns, axes, na, norm, &r);
+    zc_array_release(x);
+    if (rc < 0) return fail_zc(e, rc, call->col, f->api);
+    return set_array(out, r);
+}
+
+static int h_fftfreq(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    int64_t n;
+    double d = 1;
+    zc_dtype dt = ZC_FLOAT64;
+    if (as_int(&args[0], "n", &n) < 0) return -1;
+    if (args[1].kind != V_NONE && as_number(&args[1], "d", &d) < 0) return -1;
+    if (args[2].kind != V_NONE && as_dtype(&args[2], "dtype", &dt) < 0) return -1;
+    zc_array *r;
+    int rc = !strcmp(f->api, "fftfreq") ? zc_fft_fftfreq(n, d, dt, &r) : zc_fft_rfftfreq(n, d, dt, &r);
+    if (rc < 0) return fail_zc(e, rc, call->col, f->api);
+    return set_array(out, r);
+}
+
+static int h_fftshift(ev *e, const fdef *f, const ex_node *call, value *args, value *out)
+{
+    zc_array *x;
+    if (as_array(e, &args[0], "x", &x) < 0) return -1;
+    int64_t ax64[ZC_MAX_DIMS];
+    int na = 0, axes[ZC_MAX_DIMS], rc = 0;
+    if (args[1].kind != V_NONE) rc = int_list(&args[1], "axes", ax64, ZC_MAX_DIMS, &na);
+    for (int k = 0; rc == 0 && k < na; k++) {
+        if (ax64[k] < -ZC_MAX_DIMS || ax64[k] >= ZC_MAX_DIMS) rc = fail(args[1].col, "axis %lld is out of range", (long long)ax64[k]);
+        axes[k] = (int)ax64[k];
+    }
+    if (rc < 0) {
+        zc_array_release(x);
+        return -1;
+    }
+    zc_array *r = NULL;
+    /* axes=() shifts nothing; None shifts every axis */
+    if (args[1].kind != V_NONE && na == 0) {
+        zc_array_retain(x);
+        r = x;
+    } else {
+        rc = !strcmp(f->api, "fftshift") ? zc_fft_fftshift(x, axes, na, &r) : zc_fft_ifftshift(x, axes, na, &r);
+    }
+    zc_array_release(x);
+    if (rc < 0) return fail_zc(e, rc, call->col, f->api);
+    return set_array(out, r);
 }

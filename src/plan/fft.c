@@ -1,0 +1,277 @@
+/* plan/fft.c — the FFT node: regions, projection, names, JSON (see fft.h).
+ *
+ * A region's input is read into one buffer laid out [O][L][I] (O = elements of
+ * the region before the axis, L = input elements used along it, I = after it).
+ * Lines are copied in batches of about FFT_BATCH_BYTES into an aligned work
+ * buffer (conjugated and zero-padded as asked), transformed by one FFTW plan
+ * for the batch, then scaled/twiddled into the output [O][K][I]. When I > 1 the
+ * copies go element index outermost, so consecutive lines of a batch (which
+ * are consecutive in I) are read and written contiguously. */
+#include "plan/fft.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/checked.h"
+#include "core/error.h"
+#include "kernels/fft.h"
+
+#define FFT_BATCH_BYTES ((size_t)256 << 10)
+
+static int64_t cnt_of(const zc_range *s) { return s->stop > s->start ? (s->stop - s->start - 1) / s->step + 1 : 0; }
+
+static bool is_single(zc_dtype t) { return t == ZC_FLOAT32 || t == ZC_COMPLEX64; }
+
+static bool in_complex(fftk_kind k) { return k != FFTK_R2C; }
+static bool out_complex(fftk_kind k) { return k != FFTK_C2R; }
+
+/* Input elements used along the axis. */
+static int64_t used_len(const zc_array *a)
+{
+    fftk_kind k = (fftk_kind)a->p.fft.kind;
+    int64_t m = a->inputs[0]->shape[a->p.fft.axis];
+    if (k == FFTK_NONE) return m;
+    int64_t l = fftk_in_len(k, a->p.fft.n);
+    return m < l ? m : l;
+}
+
+typedef struct {
+    int64_t O, I, K, use, lines;
+    size_t fsz, in_isz, line_in, line_out;
+    int B;
+} geom;
+
+static void geometry(const zc_array *a, const zc_range *sel, geom *g)
+{
+    int ax = a->p.fft.axis;
+    fftk_kind k = (fftk_kind)a->p.fft.kind;
+    g->O = g->I = 1;
+    for (int d = 0; d < a->ndim; d++) {
+        if (d < ax) g->O *= cnt_of(&sel[d]);
+        if (d > ax) g->I *= cnt_of(&sel[d]);
+    }
+    g->K = cnt_of(&sel[ax]);
+    g->use = used_len(a);
+    g->lines = g->O * g->I;
+    g->fsz = is_single(a->dtype) ? 4 : 8;
+    g->in_isz = a->inputs[0]->itemsize;
+    g->B = 0;
+    g->line_in = g->line_out = 0;
+    if (k == FFTK_NONE) return;
+    g->line_in = (size_t)fftk_in_len(k, a->p.fft.n) * g->fsz * (in_complex(k) ? 2 : 1);
+    g->line_out = (size_t)fftk_out_len(k, a->p.fft.n) * g->fsz * (out_complex(k) ? 2 : 1);
+    size_t big = g->line_in > g->line_out ? g->line_in : g->line_out;
+    int64_t b = (int64_t)(FFT_BATCH_BYTES / big);
+    if (b < 1) b = 1;
+    /* the same batch for every region of a node (one plan), unless the node has fewer lines */
+    int64_t most = 1;
+    for (int d = 0; d < a->ndim; d++)
+        if (d != ax) most *= a->chunks[d];
+    if (b > most) b = most;
+    if (b > 4096) b = 4096;
+    g->B = (int)b;
+}
+
+/* Index along dim `td` of line (o, i) of the region. */
+static int64_t line_coord(const zc_array *a, const zc_range *sel, int64_t o, int64_t i, int td)
+{
+    int ax = a->p.fft.axis;
+    int64_t r = td < ax ? o : i, div = 1;
+    int lo = td < ax ? 0 : ax + 1, hi = td < ax ? ax : a->ndim;
+    for (int d = hi - 1; d > td && d >= lo; d--) div *= cnt_of(&sel[d]);
+    int64_t idx = (r / div) % cnt_of(&sel[td]);
+    return sel[td].start + idx * sel[td].step;
+}
+
+/* exp(sign·2πi·(k·j mod n)/n) */
+static void twiddle(int64_t k, int64_t j, int64_t n, int sign, double *re, double *im)
+{
+    int64_t r = (int64_t)(((unsigned __int128)k * (unsigned __int128)j) % (unsigned __int128)n);
+    /* use the smaller angle for accuracy: r/n in (-1/2, 1/2] */
+    if (2 * r > n) r -= n;
+    double t = (double)sign * 2.0 * M_PI * ((double)r / (double)n);
+    *re = cos(t);
+    *im = sin(t);
+}
+
+static inline double ld(const unsigned char *p, size_t off, bool single)
+{
+    if (single) {
+        float f;
+        memcpy(&f, p + off * 4, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, p + off * 8, 8);
+    return d;
+}
+
+static inline void st(unsigned char *p, size_t off, double v, bool single)
+{
+    if (single) {
+        float f = (float)v;
+        memcpy(p + off * 4, &f, 4);
+    } else {
+        memcpy(p + off * 8, &v, 8);
+    }
+}
+
+/* Twiddle-only node: out = in(sel) · twiddle · scale. */
+static int none_region(zc_array *a, const zc_range *sel, unsigned char *out)
+{
+    ZC_TRY(node_region(a->inputs[0], sel, out));
+    geom g;
+    geometry(a, sel, &g);
+    bool single = is_single(a->dtype);
+    int ax = a->p.fft.axis, td = a->p.fft.tw_dim;
+    double s = a->p.fft.scale;
+    for (int64_t o = 0; o < g.O; o++)
+        for (int64_t q = 0; q < g.K; q++) {
+            int64_t k = sel[ax].start + q * sel[ax].step;
+            for (int64_t i = 0; i < g.I; i++) {
+                size_t e = (size_t)((o * g.K + q) * g.I + i) * 2;
+                double re = ld(out, e, single), im = ld(out, e + 1, single), wr = 1, wi = 0;
+                if (td >= 0) twiddle(k, line_coord(a, sel, o, i, td), a->p.fft.tw_n, a->p.fft.tw_sign, &wr, &wi);
+                st(out, e, s * (re * wr - im * wi), single);
+                st(out, e + 1, s * (re * wi + im * wr), single);
+            }
+        }
+    return 0;
+}
+
+int fftn_region(zc_array *a, const zc_range *sel, void *outv)
+{
+    unsigned char *out = outv;
+    fftk_kind kind = (fftk_kind)a->p.fft.kind;
+    if (kind == FFTK_NONE) return none_region(a, sel, out);
+    zc_array *in = a->inputs[0];
+    int ax = a->p.fft.axis, td = a->p.fft.tw_dim;
+    geom g;
+    geometry(a, sel, &g);
+    if (g.lines == 0 || g.K == 0) return 0;
+    bool single = is_single(a->dtype), cin = in_complex(kind), cout = out_complex(kind);
+    int64_t lin = fftk_in_len(kind, a->p.fft.n), lout = fftk_out_len(kind, a->p.fft.n);
+    zc_range isel[ZC_MAX_DIMS];
+    for (int d = 0; d < a->ndim; d++) isel[d] = sel[d];
+    isel[ax] = (zc_range){0, g.use, 1};
+    size_t inbytes = node_region_bytes(in, isel);
+    unsigned char *ib = zc__malloc(inbytes ? inbytes : 1);
+    unsigned char *win = fftk_alloc((size_t)g.B * g.line_in), *wout = fftk_alloc((size_t)g.B * g.line_out);
+    void *plan = NULL;
+    int rc = 0;
+    if (!ib || !win || !wout) {
+        rc = ZC_ENOMEM;
+        goto out;
+    }
+    if ((rc = fftk_plan(kind, single, a->p.fft.n, g.B, win, wout, &plan)) < 0) goto out;
+    if ((rc = node_region(in, isel, ib)) < 0) goto out;
+    memset(win, 0, (size_t)g.B * g.line_in);
+    const int ci = cin ? 2 : 1, co = cout ? 2 : 1;
+    const double s = a->p.fft.scale, cj_in = a->p.fft.conj_in ? -1 : 1, cj_out = a->p.fft.conj_out ? -1 : 1;
+    int64_t coord[4096];
+    for (int64_t l0 = 0; l0 < g.lines; l0 += g.B) {
+        int64_t nb = g.lines - l0 < g.B ? g.lines - l0 : g.B;
+        if (nb < g.B) memset(win + (size_t)nb * g.line_in, 0, (size_t)(g.B - nb) * g.line_in);
+        /* gather: line b of the batch is region line l0 + b = (o, i); when I > 1,
+         * element index outermost so consecutive lines read consecutive memory */
+        for (int64_t b = 0; b < nb; b++) coord[b] = td >= 0 ? line_coord(a, sel, (l0 + b) / g.I, (l0 + b) % g.I, td) : 0;
+        for (int64_t t0 = 0, t1 = g.I > 1 ? 1 : 0; t0 < (g.I > 1 ? g.use : 1); t0++) {
+            for (int64_t b = 0; b < nb; b++) {
+                int64_t l = l0 + b, o = l / g.I, i = l % g.I;
+                int64_t ts = t1 ? t0 : 0, te = t1 ? t0 + 1 : g.use;
+                for (int64_t t = ts; t < te; t++) {
+                    size_t src = (size_t)((o * g.use + t) * g.I + i) * (size_t)ci, dst = (size_t)(b * lin + t) * (size_t)ci;
+                    st(win, dst, ld(ib, src, single), single);
+                    if (cin) st(win, dst + 1, cj_in * ld(ib, src + 1, single), single);
+                }
+            }
+        }
+        fftk_execute(kind, single, plan, win, wout);
+        /* scatter the requested part of each line */
+        for (int64_t q = 0; q < g.K; q++) {
+            int64_t k = sel[ax].start + q * sel[ax].step;
+            for (int64_t b = 0; b < nb; b++) {
+                int64_t l = l0 + b, o = l / g.I, i = l % g.I;
+                size_t src = (size_t)(b * lout + k) * (size_t)co, dst = (size_t)((o * g.K + q) * g.I + i) * (size_t)co;
+                double re = ld(wout, src, single);
+                if (!cout) {
+                    st(out, dst, s * re, single);
+                    continue;
+                }
+                double im = cj_out * ld(wout, src + 1, single);
+                if (td >= 0) {
+                    double wr, wi;
+                    twiddle(k, coord[b], a->p.fft.tw_n, a->p.fft.tw_sign, &wr, &wi);
+                    double r2 = re * wr - im * wi;
+                    im = re * wi + im * wr;
+                    re = r2;
+                }
+                st(out, dst, s * re, single);
+                st(out, dst + 1, s * im, single);
+            }
+        }
+    }
+out:
+    zc__free(ib);
+    fftk_free(win);
+    fftk_free(wout);
+    return rc;
+}
+
+size_t fftn_proj(const zc_array *a, const zc_range *sel, fftn_proj_fn proj)
+{
+    if ((fftk_kind)a->p.fft.kind == FFTK_NONE) return proj(a->inputs[0], sel);
+    geom g;
+    geometry(a, sel, &g);
+    zc_range isel[ZC_MAX_DIMS];
+    for (int d = 0; d < a->ndim; d++) isel[d] = sel[d];
+    isel[a->p.fft.axis] = (zc_range){0, g.use, 1};
+    /* FFTW's own plan data and buffers are outside our allocator; count a line's worth */
+    return node_region_bytes(a->inputs[0], isel) + proj(a->inputs[0], isel) + (size_t)g.B * (g.line_in + g.line_out) +
+           2 * (FFTK_ALIGN + sizeof(void *)) + 64;
+}
+
+const char *fftn_name(const zc_array *a)
+{
+    static const char *const names[] = {"fft", "ifft", "rfft", "irfft", "twiddle"};
+    int k = a->p.fft.kind;
+    return k >= 0 && k <= FFTK_NONE ? names[k] : "fft?";
+}
+
+int fftn_to_json(const zc_array *a, json_t *o)
+{
+    const typeof(a->p.fft) *p = &a->p.fft;
+    json_t *f = json_pack("{s:i, s:i, s:I, s:f, s:b, s:b, s:i, s:I, s:i}", "axis", p->axis, "kind", p->kind, "n",
+                          (json_int_t)p->n, "scale", p->scale, "conj_in", p->conj_in, "conj_out", p->conj_out,
+                          "tw_dim", p->tw_dim, "tw_n", (json_int_t)p->tw_n, "tw_sign", p->tw_sign);
+    if (!f) return zc__err(ZC_ENOMEM, "plan: fft node parameters");
+    return json_object_set_new(o, "fft", f) < 0 ? zc__err(ZC_ENOMEM, "plan: fft node parameters") : 0;
+}
+
+int fftn_from_json(const json_t *o, zc_array *a)
+{
+    json_t *f = json_object_get(o, "fft");
+    typeof(a->p.fft) *p = &a->p.fft;
+    int cin = 0, cout = 0;
+    json_int_t n = 0, twn = 0;
+    if (a->ninputs != 1 || !json_is_object(f) ||
+        json_unpack(f, "{s:i, s:i, s:I, s:F, s:b, s:b, s:i, s:I, s:i}", "axis", &p->axis, "kind", &p->kind, "n", &n,
+                    "scale", &p->scale, "conj_in", &cin, "conj_out", &cout, "tw_dim", &p->tw_dim, "tw_n", &twn,
+                    "tw_sign", &p->tw_sign) < 0)
+        return zc__err(ZC_EFORMAT, "plan: fft node: missing or malformed parameters");
+    p->conj_in = cin;
+    p->conj_out = cout;
+    p->n = n;
+    p->tw_n = twn;
+    const zc_array *in = a->inputs[0];
+    if (p->axis < 0 || p->axis >= a->ndim || in->ndim != a->ndim || p->kind < 0 || p->kind > FFTK_NONE ||
+        (p->kind != FFTK_NONE && (p->n < 1 || p->n > INT32_MAX ||
+                                  a->shape[p->axis] != fftk_out_len((fftk_kind)p->kind, p->n))) ||
+        (p->tw_dim >= 0 && (p->tw_dim >= a->ndim || p->tw_dim == p->axis || p->tw_n < 1)) || p->tw_dim < -1)
+        return zc__err(ZC_EFORMAT, "plan: fft node: parameters do not fit its shape");
+    for (int d = 0; d < a->ndim; d++)
+        if (d != p->axis && in->shape[d] != a->shape[d])
+            return zc__err(ZC_EFORMAT, "plan: fft node: input shape differs off the axis");
+    return 0;
+}

@@ -1,0 +1,594 @@
+/* tests/test_fft.c — the fft extension against a direct DFT in long double:
+ * every transform, norm, length (prime, power of two, mixed radix, cut and
+ * padded), axis and chunking; in-core (FFTW per block) and four-step (forced by
+ * a small zc_fft_set_memory, with recursion), float32 and float64; round trips,
+ * frequencies and shifts, plan reuse, saved plans, the memory contract and bad
+ * arguments. */
+#include <complex.h>
+#include <math.h>
+#include <stdbool.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "kernels/fft.h"
+
+typedef int (*fft1_fn)(zc_array *, int64_t, int, const char *, zc_array **);
+enum { K_FFT, K_IFFT, K_RFFT, K_IRFFT, K_HFFT, K_IHFFT };
+static const fft1_fn FNS[] = {zc_fft_fft, zc_fft_ifft, zc_fft_rfft, zc_fft_irfft, zc_fft_hfft, zc_fft_ihfft};
+static const char *const KNAMES[] = {"fft", "ifft", "rfft", "irfft", "hfft", "ihfft"};
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) * 0x1.0p-53 * 2 - 1;
+}
+
+static zc_spec spec_default(void)
+{
+    zc_spec s = ZC_SPEC_INIT;
+    s.nthreads = 2;
+    return s;
+}
+
+static void set_fft_memory(size_t allowed)
+{
+    zc_spec s = ZC_SPEC_INIT;
+    s.allowed_mem = allowed;
+    s.reserved_mem = allowed / 8;
+    CHECK_OK(zc_fft_set_memory(&s));
+}
+
+/* The direct DFT of one line: out_k = scale · Σ_j in_j exp(sign·2πi·jk/n), j < n (zero-padded). */
+static void dft(const long double complex *in, int64_t m, int64_t n, int sign, int64_t nout, long double complex *out)
+{
+    for (int64_t k = 0; k < nout; k++) {
+        long double complex s = 0;
+        for (int64_t j = 0; j < n && j < m; j++) {
+            int64_t r = (j * k) % n;
+            long double t = sign * 2.0L * M_PI * (long double)r / (long double)n;
+            s += in[j] * (cosl(t) + I * sinl(t));
+        }
+        out[k] = s;
+    }
+}
+
+static double scale_of(const char *norm, int64_t n, int inverse)
+{
+    if (!norm || !strcmp(norm, "backward")) return inverse ? 1.0 / (double)n : 1;
+    if (!strcmp(norm, "ortho")) return 1 / sqrt((double)n);
+    return inverse ? 1 : 1.0 / (double)n;
+}
+
+/* Expected result of transform kind along axis of a (d0, d1, d2) complex array
+ * (real kinds read the real part). Returns the output length along the axis. */
+static int64_t reference(int kind, const double complex *x, const int64_t *shape, int axis, int64_t n,
+                         const char *norm, double complex *y)
+{
+    int64_t m = shape[axis];
+    bool c2r = kind == K_IRFFT || kind == K_HFFT;
+    if (n < 0) n = c2r ? 2 * (m - 1) : m;
+    int64_t nout = kind == K_RFFT || kind == K_IHFFT ? n / 2 + 1 : n;
+    int64_t os[3] = {shape[0], shape[1], shape[2]};
+    os[axis] = nout;
+    long double complex *line = malloc(sizeof *line * (size_t)(n + m + 2)), *res = malloc(sizeof *res * (size_t)(n + 2));
+    int inverse = kind == K_IFFT || kind == K_IRFFT || kind == K_IHFFT;
+    double sc = scale_of(norm, n, inverse);
+    int64_t st[3] = {shape[1] * shape[2], shape[2], 1}, ost[3] = {os[1] * os[2], os[2], 1};
+    int64_t cnt = shape[0] * shape[1] * shape[2] / (m ? m : 1);
+    for (int64_t L = 0; L < cnt; L++) {
+        /* line L: the other two coordinates */
+        int64_t c[3] = {0, 0, 0}, rem = L;
+        for (int d = 2; d >= 0; d--) {
+            if (d == axis) continue;
+            c[d] = rem % shape[d];
+            rem /= shape[d];
+        }
+        int64_t base = c[0] * st[0] + c[1] * st[1] + c[2] * st[2], obase = c[0] * ost[0] + c[1] * ost[1] + c[2] * ost[2];
+        for (int64_t j = 0; j < m; j++) {
+            double complex v = x[base + j * st[axis]];
+            if (kind == K_RFFT || kind == K_IHFFT) v = creal(v);
+            line[j] = v;
+        }
+        if (c2r) {
+            /* Hermitian spectrum of length n from the first n/2+1 values (hfft: conjugated) */
+            int64_t h = n / 2 + 1;
+            long double complex *full = malloc(sizeof *full * (size_t)n);
+            for (int64_t k = 0; k < n; k++) {
+                long double complex v;
+                if (k < h) v = k < m ? line[k] : 0;
+                else v = n - k < m ? conjl(line[n - k]) : 0;
+                full[k] = kind == K_HFFT ? conjl(v) : v;
+            }
+            dft(full, n, n, +1, n, res);
+            for (int64_t k = 0; k < n; k++) y[obase + k * ost[axis]] = (double)creall(res[k]) * sc;
+            free(full);
+            continue;
+        }
+        int sign = kind == K_FFT || kind == K_RFFT ? -1 : +1;
+        dft(line, m, n, sign, nout, res);
+        for (int64_t k = 0; k < nout; k++) {
+            long double complex v = res[k] * sc; /* ihfft = conj(rfft) = the +i transform */
+            y[obase + k * ost[axis]] = (double complex)v;
+        }
+    }
+    free(line);
+    free(res);
+    return nout;
+}
+
+/* Max |a - b| / max |b| over n values (complex or real). */
+static double rel_err(const double complex *ref, const void *got, size_t n, zc_dtype dt)
+{
+    double num = 0, den = 1e-300;
+    for (size_t i = 0; i < n; i++) {
+        double complex g;
+        switch (dt) {
+        case ZC_COMPLEX128: g = ((const double complex *)got)[i]; break;
+        case ZC_COMPLEX64: g = ((const float complex *)got)[i]; break;
+        case ZC_FLOAT64: g = ((const double *)got)[i]; break;
+        default: g = ((const float *)got)[i]; break;
+        }
+        if (cabs(g - ref[i]) > num) num = cabs(g - ref[i]);
+        if (cabs(ref[i]) > den) den = cabs(ref[i]);
+    }
+    return num / den;
+}
+
+/* Random input of shape (3-D, some dims 1) as dtype, and its complex values. */
+static zc_array *make_input(const int64_t *shape, const int64_t *chunks, zc_dtype dt, double complex *vals)
+{
+    size_t n = (size_t)(shape[0] * shape[1] * shape[2]);
+    size_t isz = dt == ZC_COMPLEX128 ? 16 : dt == ZC_COMPLEX64 || dt == ZC_FLOAT64 || dt == ZC_INT64 ? 8 : 4;
+    unsigned char *buf = malloc(n * isz);
+    for (size_t i = 0; i < n; i++) {
+        double re = urand(), im = urand();
+        if (dt == ZC_INT32 || dt == ZC_INT64) re = floor(re * 100), im = 0;
+        switch (dt) {
+        case ZC_COMPLEX128: { double complex v = re + I * im; memcpy(buf + i * 16, &v, 16); vals[i] = v; break; }
+        case ZC_COMPLEX64: { float complex v = (float)re + I * (float)im; memcpy(buf + i * 8, &v, 8); vals[i] = v; break; }
+        case ZC_FLOAT64: memcpy(buf + i * 8, &re, 8); vals[i] = re; break;
+        case ZC_FLOAT32: { float f = (float)re; memcpy(buf + i * 4, &f, 4); vals[i] = f; break; }
+        case ZC_INT32: { int32_t v = (int32_t)re; memcpy(buf + i * 4, &v, 4); vals[i] = v; break; }
+        default: { int64_t v = (int64_t)re; memcpy(buf + i * 8, &v, 8); vals[i] = (double)v; break; }
+        }
+    }
+    zc_array *a = NULL;
+    CHECK_OK(zc_asarray(buf, dt, 3, shape, chunks, &a));
+    free(buf);
+    return a;
+}
+
+static size_t dtype_size(zc_dtype t)
+{
+    return t == ZC_COMPLEX128 ? 16 : t == ZC_COMPLEX64 || t == ZC_FLOAT64 ? 8 : 4;
+}
+
+/* One transform vs the reference; returns the relative error (or 1 on failure). */
+static double check_one(int kind, zc_dtype dt, const int64_t *shape, const int64_t *chunks, int axis, int64_t n,
+                        const char *norm)
+{
+    size_t total = (size_t)(shape[0] * shape[1] * shape[2]);
+    double complex *x = malloc(sizeof *x * total);
+    zc_array *a = make_input(shape, chunks, dt, x), *f = NULL;
+    if (!a) return 1;
+    int rc = FNS[kind](a, n, axis - 3, norm, &f); /* negative axis on purpose */
+    double err = 1;
+    if (rc != 0) {
+        fprintf(stderr, "%s failed: %s\n", KNAMES[kind], zc_errmsg());
+    } else {
+        int64_t os[ZC_MAX_DIMS];
+        zc_dtype odt;
+        int nd;
+        CHECK_OK(zc_array_info(f, &nd, os, NULL, &odt));
+        size_t on = (size_t)(os[0] * os[1] * os[2]);
+        double complex *ref = malloc(sizeof *ref * (on + 1));
+        int64_t nout = reference(kind, x, shape, axis, n, norm, ref);
+        CHECK(nout == os[axis]);
+        void *got = malloc(on * dtype_size(odt) + 1);
+        zc_spec s = spec_default();
+        CHECK_OK(zc_compute_buffer(&s, f, got, on * dtype_size(odt), NULL));
+        err = rel_err(ref, got, on, odt);
+        free(ref);
+        free(got);
+    }
+    zc_array_release(f);
+    zc_array_release(a);
+    free(x);
+    return err;
+}
+
+static const int64_t LENGTHS[] = {1, 2, 7, 13, 16, 64, 12, 30, 60, 97, 100, 128};
+
+TEST(fft_all_kinds_match_direct_dft_float64)
+{
+    const char *norms[] = {NULL, "backward", "ortho", "forward"};
+    int cases = 0, bad = 0;
+    for (int t = 0; t < 60; t++) {
+        int kind = t % 6, axis = (int)((urand() + 1) * 1.5) % 3;
+        int64_t shape[3] = {3, 4, 5}, chunks[3];
+        shape[axis] = LENGTHS[(t * 7 + 3) % 12];
+        if (kind == K_IRFFT || kind == K_HFFT) shape[axis] = shape[axis] / 2 + 2;
+        for (int d = 0; d < 3; d++) chunks[d] = 1 + (int64_t)((urand() + 1) / 2 * (double)shape[d]) % shape[d];
+        int64_t n = t % 3 == 0 ? -1 : t % 3 == 1 ? LENGTHS[t % 12] + 1 : LENGTHS[(t + 5) % 12];
+        if (n == 1 && (kind == K_IRFFT || kind == K_HFFT)) n = 2;
+        zc_dtype dt = kind == K_RFFT || kind == K_IHFFT ? (t % 4 == 0 ? ZC_INT32 : ZC_FLOAT64) : ZC_COMPLEX128;
+        double e = check_one(kind, dt, shape, chunks, axis, n, norms[t % 4]);
+        cases++;
+        if (e > 1e-12) {
+            bad++;
+            fprintf(stderr, "%s shape (%lld,%lld,%lld) axis %d n %lld norm %s: rel err %g\n", KNAMES[kind],
+                    (long long)shape[0], (long long)shape[1], (long long)shape[2], axis, (long long)n,
+                    norms[t % 4] ? norms[t % 4] : "NULL", e);
+        }
+    }
+    printf("%d cases, %d over 1e-12\n", cases, bad);
+    CHECK(bad == 0);
+}
+
+TEST(fft_all_kinds_match_direct_dft_float32)
+{
+    int bad = 0;
+    for (int t = 0; t < 24; t++) {
+        int kind = t % 6, axis = t % 3;
+        int64_t shape[3] = {2, 3, 4}, chunks[3] = {1, 2, 3};
+        shape[axis] = LENGTHS[(t * 5 + 1) % 12] + 1;
+        zc_dtype dt = kind == K_RFFT || kind == K_IHFFT ? ZC_FLOAT32 : ZC_COMPLEX64;
+        double e = check_one(kind, dt, shape, chunks, axis, -1, t % 2 ? "ortho" : NULL);
+        if (e > 1e-5) {
+            bad++;
+            fprintf(stderr, "float32 %s axis %d len %lld: rel err %g\n", KNAMES[kind], axis, (long long)shape[axis], e);
+        }
+    }
+    CHECK(bad == 0);
+    /* dtypes of results */
+    int64_t sh[1] = {8};
+    zc_array *a, *f;
+    zc_dtype dt;
+    CHECK_OK(zc_full(1, sh, NULL, ZC_FLOAT32, 1, &a));
+    CHECK_OK(zc_fft_fft(a, -1, 0, NULL, &f));
+    CHECK_OK(zc_array_info(f, NULL, NULL, NULL, &dt));
+    CHECK(dt == ZC_COMPLEX64);
+    zc_array_release(f);
+    CHECK_OK(zc_fft_irfft(a, -1, 0, NULL, &f));
+    CHECK_OK(zc_array_info(f, NULL, NULL, NULL, &dt));
+    CHECK(dt == ZC_FLOAT32);
+    zc_array_release(f);
+    zc_array_release(a);
+    CHECK_OK(zc_full(1, sh, NULL, ZC_INT16, 1, &a));
+    CHECK_OK(zc_fft_rfft(a, -1, 0, NULL, &f));
+    CHECK_OK(zc_array_info(f, NULL, NULL, NULL, &dt));
+    CHECK(dt == ZC_COMPLEX128);
+    zc_array_release(f);
+    zc_array_release(a);
+}
+
+TEST(four_step_matches_direct_dft)
+{
+    /* a line budget of 64 complex128 elements: 4096 = 64 × 64 (one level), 1536 = 32 × 48 */
+    set_fft_memory((size_t)64 * 16 * 12 * 8 / 7 + 1);
+    CHECK(zc_fft_line_limit(ZC_COMPLEX128) >= 64 && zc_fft_line_limit(ZC_COMPLEX128) < 100);
+    const struct { int kind; int64_t len, n; int axis; const char *norm; } cases[] = {
+        {K_FFT, 4096, -1, 2, NULL},     {K_IFFT, 1536, -1, 1, "ortho"}, {K_FFT, 1000, 1536, 2, "forward"},
+        {K_RFFT, 1536, -1, 2, NULL},    {K_IRFFT, 769, -1, 2, "ortho"}, {K_HFFT, 300, 1024, 1, NULL},
+        {K_IHFFT, 4096, -1, 2, NULL},   {K_FFT, 2 * 3 * 5 * 7 * 11, -1, 0, NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int64_t shape[3] = {1, 1, 1}, chunks[3] = {1, 1, 100};
+        shape[cases[c].axis] = cases[c].len;
+        if (cases[c].axis != 2) shape[2] = 3;
+        chunks[cases[c].axis] = 100;
+        zc_dtype dt = cases[c].kind == K_RFFT || cases[c].kind == K_IHFFT ? ZC_FLOAT64 : ZC_COMPLEX128;
+        double e = check_one(cases[c].kind, dt, shape, chunks, cases[c].axis, cases[c].n, cases[c].norm);
+        printf("four-step %s len %lld: rel err %g\n", KNAMES[cases[c].kind], (long long)cases[c].len, e);
+        CHECK(e < 1e-12);
+    }
+    set_fft_memory((size_t)2 << 30);
+}
+
+TEST(four_step_recurses_and_uses_twiddle_nodes)
+{
+    /* line budget 16: 4096 = 64 × 64 and each 64 = 8 × 8 again */
+    set_fft_memory((size_t)16 * 16 * 12 * 8 / 7 + 1);
+    double e = 0;
+    int64_t shape[3] = {1, 1, 4096}, chunks[3] = {1, 1, 256};
+    e = check_one(K_FFT, ZC_COMPLEX128, shape, chunks, 2, -1, NULL);
+    printf("recursive four-step: rel err %g\n", e);
+    CHECK(e < 1e-12);
+    /* the plan has twiddle-only nodes and no FFT line longer than 16 */
+    zc_array *a, *f;
+    CHECK_OK(zc_full(1, (int64_t[]){4096}, NULL, ZC_COMPLEX128, 1, &a));
+    CHECK_OK(zc_fft_fft(a, -1, 0, NULL, &f));
+    zc_spec s = spec_default();
+    char *json = NULL;
+    CHECK_OK(zc_plan_json(&s, 1, &f, NULL, &json));
+    CHECK(json && strstr(json, "twiddle"));
+    zc_free(json);
+    zc_array_release(f);
+    /* a prime too long for a task is refused, naming the length */
+    zc_array *p;
+    CHECK_OK(zc_full(1, (int64_t[]){4099}, NULL, ZC_COMPLEX128, 1, &p));
+    CHECK_ERR(zc_fft_fft(p, -1, 0, NULL, &f), ZC_EMEMBOUND, "length 4099");
+    /* ... or whose factors are: 4100 = 100 × 41, 41 > 16 */
+    CHECK_ERR(zc_fft_fft(p, 4100, 0, NULL, &f), ZC_EMEMBOUND, "length 41 ");
+    /* ... unless cut or padded to a length that factors */
+    CHECK_OK(zc_fft_fft(p, 4096, 0, NULL, &f));
+    zc_array_release(f);
+    zc_array_release(p);
+    zc_array_release(a);
+    set_fft_memory((size_t)2 << 30);
+}
+
+TEST(round_trips)
+{
+    int64_t shape[3] = {6, 35, 8}, chunks[3] = {4, 10, 3};
+    double complex *x = malloc(sizeof *x * 6 * 35 * 8);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) set_fft_memory((size_t)8 * 16 * 12 * 8 / 7 + 1); /* four-step along 35 = 5 × 7 */
+        zc_array *a = make_input(shape, chunks, ZC_COMPLEX128, x), *f, *b, *r, *ir, *h, *ih;
+        CHECK_OK(zc_fft_fft(a, -1, 1, "ortho", &f));
+        CHECK_OK(zc_fft_ifft(f, -1, 1, "ortho", &b));
+        double complex *got = malloc(sizeof *got * 6 * 35 * 8);
+        zc_spec s = spec_default();
+        CHECK_OK(zc_compute_buffer(&s, b, got, sizeof *got * 6 * 35 * 8, NULL));
+        CHECK(rel_err(x, got, 6 * 35 * 8, ZC_COMPLEX128) < 1e-13);
+        /* irfft(rfft(re)) with odd n, and ihfft(hfft) */
+        zc_array *re;
+        CHECK_OK(zc_elementwise("real", 1, &a, &re));
+        CHECK_OK(zc_fft_rfft(re, -1, 1, NULL, &r));
+        CHECK_OK(zc_fft_irfft(r, 35, 1, NULL, &ir));
+        double *gr = malloc(sizeof *gr * 6 * 35 * 8);
+        double complex *xr = malloc(sizeof *xr * 6 * 35 * 8);
+        for (int i = 0; i < 6 * 35 * 8; i++) xr[i] = creal(x[i]);
+        CHECK_OK(zc_compute_buffer(&s, ir, gr, sizeof *gr * 6 * 35 * 8, NULL));
+        CHECK(rel_err(xr, gr, 6 * 35 * 8, ZC_FLOAT64) < 1e-13);
+        CHECK_OK(zc_fft_ihfft(re, -1, 1, NULL, &ih));
+        CHECK_OK(zc_fft_hfft(ih, 35, 1, NULL, &h));
+        CHECK_OK(zc_compute_buffer(&s, h, gr, sizeof *gr * 6 * 35 * 8, NULL));
+        CHECK(rel_err(xr, gr, 6 * 35 * 8, ZC_FLOAT64) < 1e-13);
+        free(gr); free(xr); free(got);
+        zc_array_release(re); zc_array_release(r); zc_array_release(ir); zc_array_release(h); zc_array_release(ih);
+        zc_array_release(f); zc_array_release(b); zc_array_release(a);
+    }
+    set_fft_memory((size_t)2 << 30);
+    free(x);
+}
+
+TEST(fftn_rfftn_irfftn)
+{
+    int64_t shape[3] = {4, 6, 10}, chunks[3] = {2, 6, 3};
+    size_t n = 4 * 6 * 10;
+    double complex *x = malloc(sizeof *x * n), *ref = malloc(sizeof *ref * n * 2), *tmp = malloc(sizeof *tmp * n * 2);
+    zc_array *a = make_input(shape, chunks, ZC_COMPLEX128, x), *f, *b;
+    /* fftn over axes (0, 2) = fft along 0 then along 2 */
+    CHECK_OK(zc_fft_fftn(a, NULL, 0, (int[]){0, -1}, 2, NULL, &f));
+    reference(K_FFT, x, shape, 0, -1, NULL, tmp);
+    reference(K_FFT, tmp, shape, 2, -1, NULL, ref);
+    double complex *got = malloc(sizeof *got * n * 2);
+    zc_spec s = spec_default();
+    CHECK_OK(zc_compute_buffer(&s, f, got, sizeof *got * n, NULL));
+    CHECK(rel_err(ref, got, n, ZC_COMPLEX128) < 1e-12);
+    CHECK_OK(zc_fft_ifftn(f, NULL, 0, (int[]){0, 2}, 2, NULL, &b));
+    CHECK_OK(zc_compute_buffer(&s, b, got, sizeof *got * n, NULL));
+    CHECK(rel_err(x, got, n, ZC_COMPLEX128) < 1e-13);
+    zc_array_release(f);
+    zc_array_release(b);
+    /* rfftn over all axes of the real part, s = (4, 6, 8): then irfftn back with s */
+    zc_array *re, *rf, *irf;
+    CHECK_OK(zc_elementwise("real", 1, &a, &re));
+    CHECK_OK(zc_fft_rfftn(re, (int64_t[]){4, 6, 10}, 3, NULL, 0, "ortho", &rf));
+    int64_t rs[ZC_MAX_DIMS];
+    CHECK_OK(zc_array_info(rf, NULL, rs, NULL, NULL));
+    CHECK(rs[0] == 4 && rs[1] == 6 && rs[2] == 6);
+    CHECK_OK(zc_fft_irfftn(rf, (int64_t[]){4, 6, 10}, 3, NULL, 0, "ortho", &irf));
+    double *gr = malloc(sizeof *gr * n);
+    double complex *xr = malloc(sizeof *xr * n);
+    for (size_t i = 0; i < n; i++) xr[i] = creal(x[i]);
+    CHECK_OK(zc_compute_buffer(&s, irf, gr, sizeof *gr * n, NULL));
+    CHECK(rel_err(xr, gr, n, ZC_FLOAT64) < 1e-13);
+    /* rfftn values: rfft along the last axis, fft along the others */
+    int64_t s2[3] = {4, 6, 6};
+    reference(K_RFFT, x, shape, 2, -1, "ortho", ref);
+    reference(K_FFT, ref, s2, 0, -1, "ortho", tmp);
+    reference(K_FFT, tmp, s2, 1, -1, "ortho", ref);
+    CHECK_OK(zc_compute_buffer(&s, rf, got, sizeof *got * 4 * 6 * 6, NULL));
+    CHECK(rel_err(ref, got, 4 * 6 * 6, ZC_COMPLEX128) < 1e-12);
+    free(gr); free(xr); free(got); free(x); free(ref); free(tmp);
+    zc_array_release(re); zc_array_release(rf); zc_array_release(irf); zc_array_release(a);
+}
+
+TEST(fftfreq_rfftfreq_shift)
+{
+    zc_array *f, *r, *sh, *ish;
+    zc_spec s = spec_default();
+    for (int64_t n = 1; n <= 9; n++) {
+        CHECK_OK(zc_fft_fftfreq(n, 0.5, ZC_DTYPE_INVALID, &f));
+        CHECK_OK(zc_fft_rfftfreq(n, 0.5, ZC_DTYPE_INVALID, &r));
+        CHECK_OK(zc_fft_fftshift(f, NULL, 0, &sh));
+        CHECK_OK(zc_fft_ifftshift(sh, NULL, 0, &ish));
+        double v[16], w[16], u[16], z[16];
+        CHECK_OK(zc_compute_buffer(&s, f, v, sizeof(double) * (size_t)n, NULL));
+        CHECK_OK(zc_compute_buffer(&s, r, w, sizeof(double) * (size_t)(n / 2 + 1), NULL));
+        CHECK_OK(zc_compute_buffer(&s, sh, u, sizeof(double) * (size_t)n, NULL));
+        CHECK_OK(zc_compute_buffer(&s, ish, z, sizeof(double) * (size_t)n, NULL));
+        double val = 1.0 / ((double)n * 0.5);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t k = i < (n + 1) / 2 ? i : i - n;
+            CHECK(v[i] == (double)k * val);
+            CHECK(z[i] == v[i]);
+            /* shifted: ascending from -(n/2) */
+            CHECK(u[i] == (double)(i - n / 2) * val);
+        }
+        for (int64_t i = 0; i <= n / 2; i++) CHECK(w[i] == (double)i * val);
+        zc_array_release(f); zc_array_release(r); zc_array_release(sh); zc_array_release(ish);
+    }
+    /* fftshift along one axis of a 2-D array */
+    int64_t shape[2] = {3, 4};
+    zc_array *a, *b;
+    CHECK_OK(zc_arange(0, 12, 1, ZC_FLOAT64, 0, &a));
+    CHECK_OK(zc_reshape(a, 2, shape, &b));
+    CHECK_OK(zc_fft_fftshift(b, (int[]){-1}, 1, &sh));
+    double v[12];
+    CHECK_OK(zc_compute_buffer(&s, sh, v, sizeof v, NULL));
+    CHECK(v[0] == 2 && v[1] == 3 && v[2] == 0 && v[3] == 1 && v[4] == 6);
+    zc_array_release(sh); zc_array_release(b); zc_array_release(a);
+    CHECK_ERR(zc_fft_fftfreq(0, 1, ZC_DTYPE_INVALID, &f), ZC_EINVAL, "n must be >= 1");
+    CHECK_ERR(zc_fft_fftfreq(4, 0, ZC_DTYPE_INVALID, &f), ZC_EINVAL, "d must be");
+    CHECK_ERR(zc_fft_rfftfreq(4, 1, ZC_INT32, &f), ZC_EINVAL, "dtype");
+}
+
+TEST(bad_arguments)
+{
+    zc_array *a, *i, *c, *f = NULL;
+    CHECK_OK(zc_full(2, (int64_t[]){4, 6}, NULL, ZC_FLOAT64, 1, &a));
+    CHECK_OK(zc_full(2, (int64_t[]){4, 6}, NULL, ZC_INT32, 1, &i));
+    CHECK_OK(zc_full(2, (int64_t[]){4, 6}, NULL, ZC_COMPLEX128, 1, &c));
+    CHECK_ERR(zc_fft_fft(a, -1, 2, NULL, &f), ZC_EINVAL, "axis 2 is out of range");
+    CHECK_ERR(zc_fft_fft(a, -1, -3, NULL, &f), ZC_EINVAL, "axis -3 is out of range");
+    CHECK_ERR(zc_fft_fft(a, 0, 0, NULL, &f), ZC_EINVAL, "invalid number of data points (0)");
+    CHECK_ERR(zc_fft_rfft(a, -5, 0, NULL, &f), ZC_EINVAL, "n must be >= 1");
+    CHECK_ERR(zc_fft_fft(a, -1, 0, "sideways", &f), ZC_EINVAL, "norm must be");
+    CHECK_ERR(zc_fft_irfft(i, -1, 0, NULL, &f), ZC_EINVAL, "floating-point or complex");
+    CHECK_ERR(zc_fft_hfft(i, -1, 0, NULL, &f), ZC_EINVAL, "floating-point or complex");
+    CHECK_ERR(zc_fft_rfft(c, -1, 0, NULL, &f), ZC_EINVAL, "needs a real array");
+    CHECK_ERR(zc_fft_ihfft(c, -1, 0, NULL, &f), ZC_EINVAL, "needs a real array");
+    CHECK_ERR(zc_fft_fftn(a, (int64_t[]){4, 6}, 2, (int[]){0}, 1, NULL, &f), ZC_EINVAL, "must match");
+    CHECK_ERR(zc_fft_fftn(a, NULL, 0, (int[]){1, -1}, 2, NULL, &f), ZC_EINVAL, "repeated");
+    CHECK_ERR(zc_fft_fftn(a, NULL, 0, (int[]){0, 5}, 2, NULL, &f), ZC_EINVAL, "out of range");
+    CHECK_ERR(zc_fft_fftshift(a, (int[]){3}, 1, &f), ZC_EINVAL, "out of range");
+    CHECK_ERR(zc_fft_fft(NULL, -1, 0, NULL, &f), ZC_EINVAL, "NULL");
+    zc_array *z;
+    CHECK_OK(zc_full(0, NULL, NULL, ZC_FLOAT64, 1, &z));
+    CHECK_ERR(zc_fft_fft(z, -1, 0, NULL, &f), ZC_EINVAL, "0-d");
+    zc_spec s = ZC_SPEC_INIT;
+    s.reserved_mem = s.allowed_mem;
+    CHECK_ERR(zc_fft_set_memory(&s), ZC_EINVAL, "reserved_mem");
+    /* irfft of an irfft-able input of length 1 with the default n = 0 */
+    zc_array *one;
+    CHECK_OK(zc_full(1, (int64_t[]){1}, NULL, ZC_COMPLEX128, 1, &one));
+    CHECK_ERR(zc_fft_irfft(one, -1, 0, NULL, &f), ZC_EINVAL, "invalid number of data points (0)");
+    CHECK(f == NULL);
+    zc_array_release(one); zc_array_release(z);
+    zc_array_release(a); zc_array_release(i); zc_array_release(c);
+}
+
+TEST(plans_are_reused_across_tasks)
+{
+    int64_t shape[2] = {64, 48}, chunks[2] = {4, 48};
+    zc_array *a, *f;
+    CHECK_OK(zc_random_uniform(3, 2, shape, chunks, ZC_FLOAT64, -1, 1, &a));
+    CHECK_OK(zc_fft_rfft(a, 40, 1, NULL, &f));
+    zc_spec s = spec_default();
+    static double complex out[64 * 21];
+    CHECK_OK(zc_compute_buffer(&s, f, out, sizeof out, NULL));
+    int plans = fftk_plan_count();
+    CHECK(plans >= 1);
+    /* 16 tasks ran; a second computation of the same shapes plans nothing new */
+    CHECK_OK(zc_compute_buffer(&s, f, out, sizeof out, NULL));
+    CHECK(fftk_plan_count() == plans);
+    zc_array_release(f);
+    zc_array_release(a);
+}
+
+TEST(saved_plan_with_fft_runs_in_workers)
+{
+    char dir[] = "/tmp/zc_fftw_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    set_fft_memory((size_t)16 * 16 * 12 * 8 / 7 + 1); /* four-step: twiddles and transposes in the plan */
+    zc_array *a, *f, *g;
+    CHECK_OK(zc_random_normal(5, 2, (int64_t[]){3, 1024}, (int64_t[]){3, 100}, ZC_FLOAT64, 0, 1, &a));
+    CHECK_OK(zc_fft_rfft(a, -1, 1, "ortho", &f));
+    CHECK_OK(zc_fft_irfft(f, 1024, 1, "ortho", &g));
+    set_fft_memory((size_t)2 << 30);
+    zc_spec spec = ZC_SPEC_INIT;
+    char work[600], plan[600];
+    snprintf(work, sizeof work, "%s/work", dir);
+    snprintf(plan, sizeof plan, "%s/plan.json", dir);
+    spec.work_dir = work;
+    zc_target t = {st, "g", NULL, 3};
+    CHECK_OK(zc_plan_save(&spec, 1, &g, &t, plan));
+    char *json = NULL;
+    CHECK_OK(zc_plan_json(&spec, 1, &g, NULL, &json));
+    int nops = 0;
+    for (char *p = json; p && (p = strstr(p, "\"op\":")); p++) nops++;
+    zc_free(json);
+    for (int op = 0; op < nops; op++) CHECK_OK(zc_plan_run(plan, op, 0, -1, 1));
+    static double want[3 * 1024], got[3 * 1024];
+    zc_spec s = spec_default();
+    CHECK_OK(zc_compute_buffer(&s, a, want, sizeof want, NULL));
+    zc_zarr *z;
+    CHECK_OK(zc_zarr_open(st, "g", &z));
+    CHECK_OK(zc_zarr_read(z, NULL, got, sizeof got));
+    double e = 0;
+    for (int i = 0; i < 3 * 1024; i++) e = fmax(e, fabs(got[i] - want[i]));
+    printf("worker round trip max err %g over %d operations\n", e, nops);
+    CHECK(e < 1e-12);
+    zc_zarr_close(z);
+    zc_store_close(st);
+    zc_array_release(a); zc_array_release(f); zc_array_release(g);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+TEST(memory_contract_axis_16x_longer_than_a_task)
+{
+    /* allowed_mem 48 MB: a task transforms lines of at most ~190K complex128;
+     * the axis is 2^22 = 4.2M (22× longer), 64 MB of complex input */
+    zc_spec s = ZC_SPEC_INIT;
+    s.allowed_mem = (size_t)48 << 20;
+    s.reserved_mem = (size_t)6 << 20;
+    s.nthreads = 2;
+    CHECK_OK(zc_fft_set_memory(&s));
+    int64_t n = (int64_t)1 << 22;
+    CHECK((size_t)n >= 16 * zc_fft_line_limit(ZC_COMPLEX128));
+    zc_array *a, *f, *b, *d, *m;
+    CHECK_OK(zc_random_uniform(9, 1, &n, (int64_t[]){1 << 18}, ZC_FLOAT64, -1, 1, &a));
+    CHECK_OK(zc_fft_fft(a, -1, 0, NULL, &f));
+    CHECK_OK(zc_fft_ifft(f, -1, 0, NULL, &b));
+    /* max |ifft(fft(a)) - a| */
+    zc_array *args[2] = {b, a};
+    CHECK_OK(zc_elementwise("subtract", 2, args, &d));
+    zc_array *ad;
+    CHECK_OK(zc_elementwise("abs", 1, &d, &ad));
+    CHECK_OK(zc_reduce("max", ad, NULL, 0, 0, 0, &m));
+    char dir[] = "/tmp/zc_fftmem_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char work[600];
+    snprintf(work, sizeof work, "%s/work", dir);
+    s.work_dir = work;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    long before = ru.ru_maxrss / 1024;
+    double err = 1;
+    zc_report *rep = NULL;
+    CHECK_OK(zc_compute_buffer(&s, m, &err, sizeof err, &rep));
+    getrusage(RUSAGE_SELF, &ru);
+    long after = ru.ru_maxrss / 1024;
+    char *json = NULL;
+    CHECK_OK(zc_report_json(rep, &json));
+    printf("round trip of a 2^22 axis under 48 MB: max err %g, rss before %ld MB, after %ld MB\n", err, before, after);
+    CHECK(err < 1e-12);
+#ifndef __SANITIZE_ADDRESS__
+    CHECK(after <= 2 * 48 + 80); /* threads × allowed_mem + fixed overhead */
+#endif
+    /* measured <= projected for every operation */
+    for (char *p = json; p && (p = strstr(p, "\"projected_mem\":")); p++) {
+        long long proj = atoll(p + 16);
+        char *q = strstr(p, "\"measured_mem\":");
+        CHECK(q && atoll(q + 15) <= proj);
+    }
+    zc_free(json);
+    zc_report_free(rep);
+    set_fft_memory((size_t)2 << 30);
+    zc_array_release(a); zc_array_release(f); zc_array_release(b); zc_array_release(d); zc_array_release(ad);
+    zc_array_release(m);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
