@@ -98,9 +98,59 @@ NS = {
 NS.update(DTYPES)
 
 
+# manipulation, cumulative and linear algebra (array API names over NumPy 1.x)
+def _cumulative(fn):
+    def f(x, axis=None, dtype=None, include_initial=False):
+        x = np.asarray(x)
+        if dtype is None:  # the array API default: signed ints and bool -> int64, unsigned -> uint64
+            dtype = np.int64 if x.dtype.kind in "bi" else np.uint64 if x.dtype.kind == "u" else x.dtype
+        if axis is None:
+            x, axis = x.reshape(-1), 0
+        r = fn(x, axis=axis, dtype=_dt(dtype))
+        if include_initial:
+            shape = list(r.shape)
+            shape[axis] = 1
+            r = np.concatenate([np.full(shape, 1 if fn is np.cumprod else 0, dtype=r.dtype), r], axis=axis)
+        return r
+    return f
+
+
+def _diff(x, n=1, axis=-1, prepend=None, append=None):
+    kw = {}
+    if prepend is not None:
+        kw["prepend"] = prepend
+    if append is not None:
+        kw["append"] = append
+    return np.diff(x, n=n, axis=axis, **kw)
+
+
+NS.update({
+    "reshape": lambda x, shape: np.reshape(x, shape),
+    "permute_dims": lambda x, axes: np.transpose(x, axes), "transpose": lambda x, axes=None: np.transpose(x, axes),
+    "moveaxis": np.moveaxis, "matrix_transpose": lambda x: np.swapaxes(x, -1, -2),
+    "expand_dims": lambda x, axis=0: np.expand_dims(x, axis), "squeeze": lambda x, axis=None: np.squeeze(x, axis),
+    "broadcast_to": np.broadcast_to,
+    "concat": lambda arrays, axis=0: np.concatenate(arrays, axis=axis), "stack": lambda arrays, axis=0: np.stack(arrays, axis),
+    "flip": lambda x, axis=None: np.flip(x, axis), "roll": lambda x, shift, axis=None: np.roll(x, shift, axis),
+    "repeat": lambda x, repeats, axis=None: np.repeat(x, repeats, axis), "tile": np.tile,
+    "take": lambda x, indices, axis=None: np.take(x, indices, axis), "diff": _diff,
+    "tril": lambda x, k=0: np.tril(x, k), "triu": lambda x, k=0: np.triu(x, k),
+    "cumulative_sum": _cumulative(np.cumsum), "cumulative_prod": _cumulative(np.cumprod),
+    "cumsum": _cumulative(np.cumsum), "cumprod": _cumulative(np.cumprod),
+    "matmul": np.matmul, "tensordot": lambda x1, x2, axes=2: np.tensordot(x1, x2, axes),
+    "vecdot": lambda x1, x2, axis=-1: np.sum(np.conj(x1) * x2, axis=axis, dtype=np.result_type(x1, x2)),
+    "outer": np.outer,
+})
+
+
+class _Arr(np.ndarray):
+    """NumPy 1.x arrays lack .mT (array API 2022.12): add it for the reference."""
+    mT = property(lambda self: np.swapaxes(self, -1, -2))
+
+
 def numpy_eval(expr, arrays):
     ns = dict(NS)
-    ns.update(arrays)
+    ns.update({k: np.asarray(v).view(_Arr) for k, v in arrays.items()})
     return np.asarray(eval(expr, {"__builtins__": {}}, ns))
 
 
@@ -266,6 +316,34 @@ def wrap_reduction(expr, ndim, is_int, is_bool_ok=True):
     return f"{f}(" + ", ".join(args) + ")"
 
 
+def wrap_manip(e, shape, is_int):
+    """One manipulation, cumulative or linear algebra function around e (of that shape)."""
+    nd = len(shape)
+    if nd == 0:
+        return None
+    ax = rnd.randrange(-nd, nd)
+    n = shape[ax]
+    choices = [
+        f"reshape({e}, -1)", f"flip({e}, axis={ax})", f"roll({e}, {rnd.randint(-7, 7)}, axis={ax})",
+        f"expand_dims({e}, axis={rnd.randrange(-nd - 1, nd + 1)})", f"({e}).T", f"repeat({e}, 2, axis={ax})",
+        f"concat(({e}, {e}), axis={ax})", f"stack(({e}, {e}), axis={rnd.randrange(-nd - 1, nd + 1)})",
+        f"take({e}, [{rnd.randrange(n) if n else 0}, 0], axis={ax})" if n else f"flip({e})",
+        f"diff({e}, axis={ax})", f"tile({e}, ({', '.join(['2'] + ['1'] * nd)}))",
+        f"cumulative_sum({e}, axis={ax})" if not is_int or rnd.random() < 0.5 else f"cumulative_sum({e}, axis={ax}, dtype=int64)",
+        f"vecdot({e}, {e}, axis={ax})",
+    ]
+    if nd >= 2:
+        perm = list(range(nd))
+        rnd.shuffle(perm)
+        choices += [f"({e}).mT", f"matrix_transpose({e})", f"permute_dims({e}, ({', '.join(map(str, perm))},))",
+                    f"moveaxis({e}, 0, -1)", f"tril({e}, k={rnd.randint(-2, 2)})", f"triu({e})",
+                    f"({e}) @ ({e}).mT", f"matmul(({e}).mT, {e})", f"tensordot({e}, {e}, axes=1)" if shape[-1] == shape[0]
+                    else f"tensordot({e}, {e}, axes=(({ax},), ({ax},)))", f"reshape({e}, ({shape[0]}, -1))"]
+    else:
+        choices += [f"({e}) @ ({e})", f"outer({e}, {e})"]
+    return rnd.choice(choices)
+
+
 def random_case(sc):
     names = list(sc.arrays)
     is_int = sc.name.startswith("i")
@@ -296,6 +374,12 @@ def random_case(sc):
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             ndim = numpy_eval(e, sc.arrays).ndim
+            if rnd.random() < 0.35:
+                m = wrap_manip(e, numpy_eval(e, sc.arrays).shape, is_int)
+                if m is None:
+                    return None
+                e = m
+                ndim = numpy_eval(e, sc.arrays).ndim
     except Exception:  # noqa: BLE001 - an unusable expression
         return None
     if rnd.random() < 0.55:
@@ -336,6 +420,20 @@ FIXED = {
         "sum(u[3] * v[3], axis=1)", "mean(sin(u) * cos(v) + w)",
         "u + v + w + 1.5", "prod(clip(u, 0.9, 1.1), axis=1)", "any(abs(u) > 3)", "all(abs(u) < 10, axis=0)",
         "max(u[1:, :, :] - u[:-1, :, :], axis=0)", "u[None, ..., None] * 1", "log(abs(u) + 1) / log(2)",
+        # manipulation, cumulative, linear algebra
+        "reshape(u, (13, -1))", "reshape(u, 819) * 2", "reshape(u[:, :, 1:7], (7, 13, 6))", "permute_dims(u, (2, 0, 1))",
+        "transpose(u) + 1", "u.T - v.T", "u.mT", "moveaxis(u, 0, -1)", "moveaxis(u, (0, 1), (2, 0))",
+        "matrix_transpose(v)", "expand_dims(w, axis=0) + u", "squeeze(u[:, :1, :], axis=1)", "squeeze(u[None])",
+        "broadcast_to(w, (7, 9))", "concat((u, v), axis=1)", "concat([u, v, u], axis=-1)", "concat((u, v), axis=None)",
+        "stack((u, v), axis=-1)", "stack([w, w, w])", "flip(u, axis=(0, 2))", "flip(u)", "roll(u, 3, axis=0)",
+        "roll(u, (1, -2), axis=(1, 2))", "roll(w, 4)", "repeat(u, 2, axis=1)", "repeat(w, 3)", "tile(w, (2, 3))",
+        "tile(u, 2)", "take(u, [0, 5, 2, 5, -1], axis=0)", "take(w, 4)", "diff(u, axis=0)", "diff(u, n=2, axis=-1)",
+        "diff(w, prepend=0, append=w[-1:])", "tril(u, k=-1)", "triu(u[0], k=2)", "cumulative_sum(u, axis=1)",
+        "cumsum(w)", "cumsum(u)", "cumulative_prod(clip(u, 0.9, 1.1), axis=2, include_initial=True)",
+        "u @ w", "w @ u[0].T", "u @ u.mT", "matmul(u.mT, v)", "w @ w", "u[0] @ v[0].T @ u[0]",
+        "tensordot(u, v, axes=((0, 2), (0, 2)))", "tensordot(u, w, axes=1)", "tensordot(u[0], v[0], axes=0)",
+        "vecdot(u, v)", "vecdot(u, v, axis=0)", "vecdot(u, w)", "outer(w, w[:4])", "outer(u[0], w)",
+        "sum(u @ u.mT, axis=0)", "mean(outer(w, w), axis=1)",
     ],
     "i3": [
         "i // d", "i % d", "(-i) // d", "(-i) % d", "sum(i, axis=0)", "prod(d, axis=(0, 1))", "i << 3",
@@ -343,6 +441,12 @@ FIXED = {
         "min(i)", "max(j, axis=-1)", "mean(i, axis=1)", "sum(b)", "i & 255", "~i", "abs(j)",
         "where(i > j, i, j)", "count_nonzero(i % 2 == 0, axis=0)", "sum(i > 0)", "var(j, axis=0)",
         "astype(i, float32) / 7", "astype(b, int8)", "i // 7", "i % 7", "maximum(i, 0)",
+        "i @ d.mT", "j @ j.mT", "b @ b.mT", "matmul(j.mT, astype(i, int16))", "i[0] @ d[0, 0]",
+        "tensordot(i, d, axes=((1, 2), (1, 2)))", "vecdot(j, j)", "vecdot(b, b, axis=0)", "outer(j[0, 0], b[0, 0])",
+        "cumulative_sum(i, axis=0)", "cumulative_sum(b, axis=2)", "cumulative_prod(j[:, :2, :2], axis=1)",
+        "cumsum(j, axis=-1)", "diff(i, axis=1)", "reshape(i, (-1, 5)) + 1", "flip(j, axis=-1)", "roll(b, -7)",
+        "concat((i, j), axis=0)", "stack((j, j), axis=1)", "take(i, [3, 1], axis=2)", "tile(b[0], (3, 1))",
+        "tril(i)", "triu(j, k=-1)",
     ],
     "none": [
         "sum(ones((1000, 8), chunks=(7, 8)))", "arange(0, 100, 3, chunks=7) * 2", "arange(10) ** 2",
