@@ -5,7 +5,12 @@
  * reduction round, accumulating its group of input blocks one at a time) and
  * writes it to the stage's Zarr array: the target for outputs, the work
  * directory for intermediates. With resume, a task whose chunk is already
- * stored is skipped. Intermediates are removed at the end unless resume is set. */
+ * stored is skipped. Intermediates are removed at the end unless resume is set.
+ *
+ * A group of first reduction rounds (plan_stage.group) runs as its first
+ * stage's tasks: each task reads every distinct input block of the group once
+ * and feeds all the reductions from it, evaluating fused inputs tile by tile
+ * (reduce_group_block); the other stages of the group run nothing. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <stdatomic.h>
@@ -110,6 +115,271 @@ static int reduce_block(zc_array *a, int64_t b, void *out)
     return rc;
 }
 
+/* ---- grouped first rounds (plan_stage.group) ---- */
+
+#define GROUP_TILE ((size_t)256 << 10) /* elements of a fused input evaluated at once (plan.c counts it) */
+
+typedef struct {
+    zc_array *a, *in;        /* the reduction round and its input */
+    const ew_program *prog;  /* the fused input's program; NULL: the input is read as is */
+    int nleaf, leaf[64];     /* group leaf of each program input */
+    unsigned char *out, *acc, *tile;
+    size_t out_bytes;
+    zc_range osel[ZC_MAX_DIMS];
+} gmember;
+
+static int group_leaf(zc_array **lv, int *n, zc_array *l)
+{
+    for (int i = 0; i < *n; i++)
+        if (lv[i] == l) return i;
+    if (*n == 64) return zc__err(ZC_EUNSUPPORTED, "a group of reductions reads more than 64 arrays");
+    lv[*n] = l;
+    return (*n)++;
+}
+
+/* Accumulate one input block into member m, a tile of at most GROUP_TILE bytes at
+ * a time: the fused input is evaluated per tile from the group's leaf blocks (no
+ * block-sized temporary) and accumulated while it is in cache. */
+static void group_accum(gmember *m, int nd, const int64_t *cnt, const int64_t *base, unsigned char *const *gbuf,
+                        zc_array *const *glv, int64_t (*lstride)[ZC_MAX_DIMS])
+{
+    const typeof(m->a->p.reduce) *r = &m->a->p.reduce;
+    zc_array *in = m->in;
+    if (!m->prog) {
+        red_accum(r->op, r->in_dtype, m->acc, nd, cnt, r->axes, gbuf[m->leaf[0]], base, in->shape);
+        return;
+    }
+    size_t isz = in->itemsize, asz = red_acc_size(r->op, r->in_dtype);
+    /* Tile extents te: with the reduced dims whole when they fit (several values per
+     * accumulator, as in a whole block), the kept dims cut from the outside in;
+     * otherwise dims cut in C order. */
+    int64_t te[ZC_MAX_DIMS], red = 1, bs[ZC_MAX_DIMS], as[ZC_MAX_DIMS], b = 1, a = 1;
+    bool kept_any = false;
+    for (int d = 0; d < nd; d++) {
+        if ((r->axes >> d) & 1) red *= cnt[d];
+        else kept_any |= cnt[d] > 1;
+    }
+    size_t room = GROUP_TILE / isz, have = 1;
+    if (kept_any && (size_t)red * 4 <= room) {
+        have = (size_t)red;
+        for (int d = nd - 1; d >= 0; d--) {
+            if ((r->axes >> d) & 1) {
+                te[d] = cnt[d];
+                continue;
+            }
+            size_t fit = room / have;
+            te[d] = (size_t)cnt[d] <= fit ? cnt[d] : (fit ? (int64_t)fit : 1);
+            have *= (size_t)te[d];
+        }
+    } else {
+        for (int d = nd - 1; d >= 0; d--) {
+            size_t fit = room / have;
+            te[d] = (size_t)cnt[d] <= fit ? cnt[d] : (fit ? (int64_t)fit : 1);
+            have *= (size_t)te[d];
+        }
+    }
+    bool plain = true; /* leaf blocks laid out like the input block (no broadcast) */
+    for (int d = nd - 1; d >= 0; d--) {
+        bs[d] = b;
+        b *= cnt[d];
+        as[d] = ((r->axes >> d) & 1) ? 0 : a;
+        if (!((r->axes >> d) & 1)) a *= cnt[d];
+        for (int k = 0; k < m->nleaf; k++) plain &= lstride[m->leaf[k]][d] == bs[d] || cnt[d] == 1;
+    }
+    int64_t org[ZC_MAX_DIMS] = {0}, start[ZC_MAX_DIMS], tcnt[ZC_MAX_DIMS], tbase[ZC_MAX_DIMS];
+    const void *ptr[64];
+    int64_t st[64];
+    for (;;) {
+        int64_t accoff = 0, off = 0;
+        bool contig = plain, cut = false; /* contiguous: whole dims after the first extent > 1 */
+        for (int d = 0; d < nd; d++) {
+            start[d] = org[d];
+            tcnt[d] = org[d] + te[d] < cnt[d] ? te[d] : cnt[d] - org[d];
+            tbase[d] = base[d] + start[d];
+            accoff += start[d] * as[d];
+            off += start[d] * bs[d];
+            if (cut && tcnt[d] != cnt[d]) contig = false;
+            if (tcnt[d] > 1) cut = true;
+        }
+        int64_t tn = 1;
+        for (int d = 0; d < nd; d++) tn *= tcnt[d];
+        if (contig) {
+            for (int k = 0; k < m->nleaf; k++) {
+                int q = m->leaf[k];
+                ptr[k] = gbuf[q] + (size_t)off * glv[q]->itemsize;
+                st[k] = 1;
+            }
+            ew_eval(m->prog, (size_t)tn, ptr, st, m->tile);
+        } else {
+            int64_t L = tcnt[nd - 1], j[ZC_MAX_DIMS];
+            size_t nrows = 1;
+            for (int d = 0; d < nd - 1; d++) nrows *= (size_t)tcnt[d];
+            for (int d = 0; d < nd; d++) j[d] = start[d];
+            for (int k = 0; k < m->nleaf; k++) st[k] = lstride[m->leaf[k]][nd - 1];
+            for (size_t row = 0; row < nrows; row++) {
+                for (int k = 0; k < m->nleaf; k++) {
+                    int q = m->leaf[k];
+                    int64_t e = 0;
+                    for (int d = 0; d < nd; d++) e += j[d] * lstride[q][d];
+                    ptr[k] = gbuf[q] + e * (int64_t)glv[q]->itemsize;
+                }
+                ew_eval(m->prog, (size_t)L, ptr, st, m->tile + row * (size_t)L * isz);
+                for (int d = nd - 2; d >= 0; d--) {
+                    if (++j[d] < start[d] + tcnt[d]) break;
+                    j[d] = start[d];
+                }
+            }
+        }
+        red_accum(r->op, r->in_dtype, m->acc + (size_t)accoff * asz, nd, tcnt, r->axes, m->tile, tbase,
+                  in->shape);
+        int d = nd - 1;
+        for (; d >= 0; d--) {
+            if ((org[d] += te[d]) < cnt[d]) break;
+            org[d] = 0;
+        }
+        if (d < 0) break;
+    }
+}
+
+/* One task of a group: output block b of every reduction whose stage has group ==
+ * lead, reading each distinct input block once. */
+static int reduce_group_block(stage_ctx *c, int64_t b)
+{
+    plan *p = c->p;
+    int lead = c->index, n = 0, ng = 0, rc = 0;
+    for (int k = lead; k < p->nstages; k++) n += p->stages[k].group == lead;
+    gmember *m = zc__calloc((size_t)n, sizeof *m);
+    zc_array *glv[64];
+    unsigned char *gbuf[64] = {0};
+    int64_t(*lstride)[ZC_MAX_DIMS] = zc__malloc(sizeof(int64_t[64][ZC_MAX_DIMS]));
+    if (!m || !lstride) {
+        rc = ZC_ENOMEM;
+        goto out;
+    }
+    bool all_there = c->spec->resume;
+    for (int k = lead, i = 0; k < p->nstages; k++) {
+        if (p->stages[k].group != lead) continue;
+        gmember *g = &m[i++];
+        g->a = p->stages[k].node;
+        g->in = g->a->inputs[0];
+        int64_t oc[ZC_MAX_DIMS];
+        node_block_coords(g->a, b, oc);
+        node_block_region(g->a, oc, g->osel);
+        if (all_there) {
+            char key[1024];
+            uint64_t size;
+            all_there = !g->a->mat->m.sharded && zarr_chunk_key(g->a->mat, oc, key, sizeof key) == 0 &&
+                        store_size(g->a->mat->st, key, &size) == 0;
+        }
+        if (g->in->kind == NODE_EW && g->in->stage < 0) {
+            if ((rc = node_fuse_ew(g->in)) < 0) goto out;
+            g->prog = g->in->p.ew.prog;
+            g->nleaf = g->in->p.ew.nleaves;
+            for (int k2 = 0; k2 < g->nleaf && rc >= 0; k2++) rc = g->leaf[k2] = group_leaf(glv, &ng, g->in->p.ew.leaves[k2]);
+        } else {
+            g->nleaf = 1;
+            rc = g->leaf[0] = group_leaf(glv, &ng, g->in);
+        }
+        if (rc < 0) goto out;
+        rc = 0;
+    }
+    if (all_there) {
+        atomic_fetch_add(&c->skipped, 1);
+        goto out;
+    }
+    /* the input blocks of output block b (the same for every member) */
+    zc_array *a0 = m[0].a, *in0 = m[0].in;
+    const typeof(a0->p.reduce) *r0 = &a0->p.reduce;
+    int nd = in0->ndim;
+    int64_t oc[ZC_MAX_DIMS], gc[ZC_MAX_DIMS] = {0}, lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
+    node_block_coords(a0, b, oc);
+    for (int j = 0; j < a0->ndim; j++) gc[r0->out_dim[j]] = oc[j];
+    size_t nacc = 1;
+    bool empty = false;
+    for (int d = 0; d < nd; d++) {
+        int64_t nb = ck_ceildiv(in0->shape[d], in0->chunks[d]);
+        if ((r0->axes >> d) & 1) {
+            lo[d] = gc[d] * r0->split[d];
+            hi[d] = lo[d] + r0->split[d] < nb ? lo[d] + r0->split[d] : nb;
+        } else {
+            lo[d] = gc[d];
+            hi[d] = gc[d] + 1;
+            int64_t s = gc[d] * in0->chunks[d], e = s + in0->chunks[d];
+            nacc *= (size_t)((e < in0->shape[d] ? e : in0->shape[d]) - s);
+        }
+        ic[d] = lo[d];
+        empty |= hi[d] <= lo[d];
+    }
+    for (int i = 0; i < n; i++) {
+        gmember *g = &m[i];
+        const typeof(g->a->p.reduce) *r = &g->a->p.reduce;
+        g->out_bytes = node_region_bytes(g->a, g->osel);
+        g->out = zc__malloc(g->out_bytes ? g->out_bytes : 1);
+        g->acc = (r->flags & ROUND_LAST) ? zc__malloc_array(nacc ? nacc : 1, red_acc_size(r->op, r->in_dtype)) : g->out;
+        g->tile = g->prog ? zc__malloc(GROUP_TILE > g->in->itemsize ? GROUP_TILE : g->in->itemsize) : NULL;
+        if (!g->out || !g->acc || (g->prog && !g->tile)) {
+            rc = ZC_ENOMEM;
+            goto out;
+        }
+        red_init(r->op, r->in_dtype, g->acc, nacc);
+    }
+    while (!empty) {
+        zc_range sel[ZC_MAX_DIMS];
+        int64_t cnt[ZC_MAX_DIMS], base[ZC_MAX_DIMS];
+        node_block_region(in0, ic, sel);
+        for (int d = 0; d < nd; d++) {
+            cnt[d] = sel[d].stop - sel[d].start;
+            base[d] = sel[d].start;
+        }
+        for (int q = 0; q < ng && rc == 0; q++) {
+            zc_array *l = glv[q];
+            zc_range lsel[ZC_MAX_DIMS];
+            int off = nd - l->ndim;
+            int64_t s = 1;
+            for (int j = l->ndim - 1; j >= 0; j--) {
+                int d = j + off;
+                bool bcast = l->shape[j] == 1 && in0->shape[d] != 1;
+                lsel[j] = bcast ? (zc_range){0, 1, 1} : sel[d];
+                lstride[q][d] = bcast ? 0 : s;
+                s *= bcast ? 1 : cnt[d];
+            }
+            for (int d = 0; d < off; d++) lstride[q][d] = 0;
+            size_t nb = node_region_bytes(l, lsel);
+            if (!(gbuf[q] = zc__malloc(nb ? nb : 1))) rc = ZC_ENOMEM;
+            else rc = node_region(l, lsel, gbuf[q]);
+        }
+        if (rc == 0)
+            for (int i = 0; i < n; i++) group_accum(&m[i], nd, cnt, base, gbuf, glv, lstride);
+        for (int q = 0; q < ng; q++) {
+            zc__free(gbuf[q]);
+            gbuf[q] = NULL;
+        }
+        if (rc < 0) goto out;
+        int d = nd - 1;
+        for (; d >= 0; d--) {
+            if (++ic[d] < hi[d]) break;
+            ic[d] = lo[d];
+        }
+        if (d < 0) break;
+    }
+    for (int i = 0; i < n && rc == 0; i++) {
+        gmember *g = &m[i];
+        const typeof(g->a->p.reduce) *r = &g->a->p.reduce;
+        if (r->flags & ROUND_LAST) red_finalize(r->op, r->in_dtype, g->acc, nacc, g->out, r->ddof);
+        rc = zc_zarr_write(g->a->mat, g->osel, g->out, g->out_bytes);
+        if (rc < 0) zc__err_wrap(rc, "writing %s", p->stages[g->a->stage].name);
+    }
+out:
+    for (int i = 0; m && i < n; i++) {
+        if (m[i].acc != m[i].out) zc__free(m[i].acc);
+        zc__free(m[i].out);
+        zc__free(m[i].tile);
+    }
+    zc__free(m);
+    zc__free(lstride);
+    return rc;
+}
+
 static int run_task(stage_ctx *c, int64_t b)
 {
     zc_array *a = c->s->node;
@@ -126,6 +396,7 @@ static int run_task(stage_ctx *c, int64_t b)
             return 0;
         }
     }
+    if (c->s->group == c->index) return reduce_group_block(c, b);
     size_t nbytes = node_region_bytes(a, sel);
     void *buf = zc__malloc(nbytes ? nbytes : 1);
     if (!buf) return ZC_ENOMEM;
@@ -242,6 +513,7 @@ int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *s
     const exec_backend *ex;
     ZC_TRY(exec_find(spec->executor, &ex));
     plan_stage *s = &p->stages[k];
+    if (s->group >= 0 && s->group != k) return 0; /* its tasks are those of its group's first stage */
     if (first < 0) first = 0;
     if (last > s->tasks || last < 0) last = s->tasks;
     stage_ctx c = {.p = p, .s = s, .spec = spec, .index = k, .first = first};
@@ -314,7 +586,11 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     double t0 = now();
     for (int k = 0; k < p.nstages && rc == 0; k++) {
         plan_stage *s = &p.stages[k];
-        rc = create_stage_array(s, s->target >= 0 ? &targets[s->target] : NULL, work, k, spec->resume);
+        if (s->group >= 0 && s->group != k) continue; /* created and computed with its group's first stage */
+        for (int j = k; j < p.nstages && rc == 0; j++) /* the stage, and the others of its group */
+            if (j == k || p.stages[j].group == k)
+                rc = create_stage_array(&p.stages[j], p.stages[j].target >= 0 ? &targets[p.stages[j].target] : NULL,
+                                        work, j, spec->resume);
         if (rc == 0) rc = exec_run_stage(&p, k, 0, s->tasks, spec);
     }
     double total = now() - t0;

@@ -10,7 +10,6 @@
 #include "core/error.h"
 #include "ops/linalg.h"
 #include "plan/decomp.h"
-#include "plan/fft.h"
 #include "plan/manip.h"
 #include "plan/rechunk_plan.h"
 #include "zarr/zarr.h"
@@ -69,7 +68,6 @@ static const char *kind_name(const zc_array *a)
     case NODE_SCAN: return manip_name(a);
     case NODE_MATMUL: return "matmul";
     case NODE_DECOMP: return decomp_name(a);
-    case NODE_FFT: return fftn_name(a);
     }
     return "?";
 }
@@ -223,7 +221,6 @@ static size_t proj_compute(const zc_array *a, const zc_range *sel)
     case NODE_SCAN: return manip_proj(a, sel, proj);
     case NODE_MATMUL: return linalg_proj(a, sel, proj);
     case NODE_DECOMP: return decomp_proj(a, sel, proj);
-    case NODE_FFT: return fftn_proj(a, sel, proj);
     default: return 0;
     }
 }
@@ -257,9 +254,122 @@ static size_t stage_projection(const zc_array *a)
     return mem + acc + node_chunk_bytes(in) + proj(in, isel);
 }
 
+/* ---- grouped first rounds of reductions (plan_stage.group) ---- */
+
+#define GROUP_MAX 16
+#define GROUP_TILE ((size_t)256 << 10) /* the run's tile of a fused input (exec/run.c) */
+
+/* What a first reduction round reads per input block: the distinct leaves of its
+ * fused elementwise input, or the input itself. */
+static int round_leaves(const zc_array *a, const zc_array **lv)
+{
+    const zc_array *in = a->inputs[0];
+    if (in->kind == NODE_EW && in->stage < 0) return ew_leaves(in, lv, 0);
+    lv[0] = in;
+    return 1;
+}
+
+/* A first round whose reads are all of sources or of stages before `leader`. */
+static bool groupable(const plan *p, int k, int leader)
+{
+    const zc_array *a = p->stages[k].node, *lv[64];
+    if (a->kind != NODE_REDUCE || !(a->p.reduce.flags & ROUND_FIRST)) return false;
+    int n = round_leaves(a, lv);
+    if (n >= 64) return false;
+    for (int i = 0; i < n; i++)
+        if (!is_source(lv[i]) && !(lv[i]->stage >= 0 && lv[i]->stage < leader)) return false;
+    return true;
+}
+
+/* Same input blocks, same tasks. */
+static bool same_grid(const zc_array *a, const zc_array *b)
+{
+    const zc_array *x = a->inputs[0], *y = b->inputs[0];
+    if (x->ndim != y->ndim || a->p.reduce.axes != b->p.reduce.axes || a->p.reduce.flags != b->p.reduce.flags ||
+        node_nblocks(a) != node_nblocks(b))
+        return false;
+    for (int d = 0; d < x->ndim; d++)
+        if (x->shape[d] != y->shape[d] || x->chunks[d] != y->chunks[d] || a->p.reduce.split[d] != b->p.reduce.split[d])
+            return false;
+    return true;
+}
+
+/* One group task holds: every member's output block (and accumulators apart in a
+ * last round), a tile per member, each distinct leaf's block, the scratch of one
+ * read at a time, and the writes, one after another. */
+static size_t group_projection(const plan *p, const int *m, int n, int *shared)
+{
+    const zc_array *lv[64], *all[64];
+    const zc_array *root[64];
+    int nall = 0;
+    size_t outs = 0, write = 0, acc = 0, leaves = 0, scratch = 0;
+    *shared = 0;
+    for (int i = 0; i < n; i++) {
+        const zc_array *a = p->stages[m[i]].node, *in = a->inputs[0];
+        size_t out = node_chunk_bytes(a);
+        outs += out + GROUP_TILE;
+        if ((WRITE_COPIES - 1) * out > write) write = (WRITE_COPIES - 1) * out;
+        if (a->p.reduce.flags & ROUND_LAST) {
+            size_t nacc = 1;
+            for (int d = 0; d < in->ndim; d++)
+                if (!((a->p.reduce.axes >> d) & 1)) nacc *= (size_t)in->chunks[d];
+            acc += nacc * red_acc_size(a->p.reduce.op, a->p.reduce.in_dtype);
+        }
+        int k = round_leaves(a, lv);
+        for (int j = 0; j < k; j++) {
+            bool seen = false;
+            for (int q = 0; q < nall && !seen; q++) seen = all[q] == lv[j];
+            if (seen) ++*shared;
+            else if (nall < 64) {
+                root[nall] = in;
+                all[nall++] = lv[j];
+            }
+        }
+    }
+    for (int q = 0; q < nall; q++) {
+        int64_t c0[ZC_MAX_DIMS] = {0};
+        zc_range sel[ZC_MAX_DIMS], ls[ZC_MAX_DIMS];
+        node_block_region(root[q], c0, sel);
+        leaf_sel(root[q], all[q], sel, ls);
+        leaves += node_region_bytes(all[q], ls);
+        size_t s = proj(all[q], ls);
+        if (s > scratch) scratch = s;
+    }
+    return TASK_BOOKKEEPING + outs + write + acc + leaves + scratch;
+}
+
+/* Group first rounds that share a read (greedily, within the memory limit). */
+static void group_reductions(plan *p)
+{
+    for (int k = 0; k < p->nstages; k++) p->stages[k].group = -1;
+    for (int k = 0; k < p->nstages; k++) {
+        if (p->stages[k].group >= 0 || !groupable(p, k, k)) continue;
+        int m[GROUP_MAX] = {k}, n = 1, shared = 0;
+        for (bool grew = true; grew && n < GROUP_MAX;) {
+            grew = false;
+            for (int j = k + 1; j < p->nstages && n < GROUP_MAX; j++) {
+                bool in = false;
+                for (int i = 0; i < n && !in; i++) in = m[i] == j;
+                if (in || p->stages[j].group >= 0 || !same_grid(p->stages[k].node, p->stages[j].node) ||
+                    !groupable(p, j, k))
+                    continue;
+                m[n] = j;
+                int before = shared, now;
+                group_projection(p, m, n, &before);
+                if (group_projection(p, m, n + 1, &now) > p->limit || now == before) continue; /* no shared read */
+                n++;
+                grew = true;
+            }
+        }
+        if (n == 1) continue;
+        p->stages[k].projected = group_projection(p, m, n, &shared);
+        for (int i = 0; i < n; i++) p->stages[m[i]].group = k;
+    }
+}
+
 static void describe_fused(const zc_array *n, char *buf, size_t size, bool top)
 {
-    if (n->kind != NODE_EW && n->kind != NODE_SLICE && !manip_kind(n->kind) && n->kind != NODE_FFT && !(top && (n->kind == NODE_REDUCE || n->kind == NODE_RECHUNK || n->kind == NODE_MATMUL || n->kind == NODE_DECOMP)))
+    if (n->kind != NODE_EW && n->kind != NODE_SLICE && !manip_kind(n->kind) && !(top && (n->kind == NODE_REDUCE || n->kind == NODE_RECHUNK || n->kind == NODE_MATMUL || n->kind == NODE_DECOMP)))
         return;
     if (!top && n->stage >= 0) return;
     size_t k = strlen(buf);
@@ -311,8 +421,7 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
         if (a->kind == NODE_REDUCE || a->kind == NODE_RECHUNK || a->kind == NODE_TOTALS || a->kind == NODE_MATMUL ||
             a->kind == NODE_DECOMP)
             mat[i] = true;
-        if ((a->kind == NODE_EW || a->kind == NODE_SLICE || manip_kind(a->kind) || a->kind == NODE_FFT) && l.consumers[i] > 1)
-            mat[i] = true;
+        if ((a->kind == NODE_EW || a->kind == NODE_SLICE || manip_kind(a->kind)) && l.consumers[i] > 1) mat[i] = true;
         for (int k = 0; k < a->ninputs; k++)
             if (a->kind == NODE_RECHUNK && !is_source(a->inputs[k])) mat[find(&l, a->inputs[k])] = true;
     }
@@ -360,6 +469,7 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
             goto out;
         }
     }
+    group_reductions(p);
 out:
     zc__free(l.v);
     zc__free(l.consumers);
@@ -403,6 +513,7 @@ char *plan_to_json(const plan *p, bool ran, double seconds)
             if (in->stage >= 0) json_array_append_new(inputs, json_integer(in->stage));
         }
         json_object_set_new(o, "inputs", inputs);
+        if (s->group >= 0) json_object_set_new(o, "group", json_integer(s->group)); /* run by that stage's tasks */
         if (ran) {
             json_object_set_new(o, "seconds", json_real(s->seconds));
             json_object_set_new(o, "measured_mem", json_integer((json_int_t)s->measured));

@@ -10,7 +10,9 @@
  *   fused:        everything else (a task pulls their regions on the fly).
  *
  * A stage runs one task per block of its node; tasks are (stage, block) pairs,
- * never stored. */
+ * never stored. First rounds of reductions reading the same input blocks (the
+ * means of u*u, v*v and u*v) are grouped: one task per block computes them all,
+ * so each input block is read and decoded once (see plan_stage.group). */
 #ifndef ZC_PLAN_PLAN_H
 #define ZC_PLAN_PLAN_H
 
@@ -23,6 +25,12 @@ typedef struct {
     int target;              /* index into the targets, or -1 for an intermediate */
     char name[64];           /* "op3 mean (reduce round 2)" */
     char fused[256];         /* names of the fused operations it computes */
+    /* first rounds of reductions over the same input blocks run as one stage whose
+     * tasks read each input block once and feed every reduction of the group: the
+     * group's first stage (its leader) has group == its own index and the group's
+     * projection; the others have group == the leader's index and run no tasks of
+     * their own; -1 = not grouped */
+    int group;
     /* filled by the run */
     double seconds;
     size_t measured;         /* max over tasks of the task's allocation peak */

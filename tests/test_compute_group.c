@@ -1,0 +1,338 @@
+/* tests/test_compute_group.c — the engine's throughput paths: first rounds of
+ * reductions that share reads run as one group (each input block read once,
+ * fused inputs evaluated tile by tile), round 1 split so every core has a task,
+ * and the cache of big freed blocks (kept within the computation's budget).
+ * Results are checked against direct C loops. */
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "harness.h"
+
+static zc_spec spec_mem(size_t mb)
+{
+    zc_spec s = ZC_SPEC_INIT;
+    s.allowed_mem = mb << 20;
+    s.reserved_mem = 1 << 20;
+    return s;
+}
+
+static zc_array *binop(const char *name, zc_array *a, zc_array *b)
+{
+    zc_array *args[2] = {a, b}, *out = NULL;
+    CHECK_OK(zc_elementwise(name, 2, args, &out));
+    return out;
+}
+
+static double *values(zc_array *a, size_t n)
+{
+    double *v = malloc(n * sizeof(double) + 8);
+    zc_spec s = spec_mem(256);
+    zc_array *f;
+    CHECK_OK(zc_astype(a, ZC_FLOAT64, &f));
+    CHECK_OK(zc_compute_buffer(&s, f, v, n * sizeof(double), NULL));
+    zc_array_release(f);
+    return v;
+}
+
+/* Compute n arrays in one zc_compute into a memory store; read them back as float64
+ * (each has `len` elements); *plan gets the plan JSON. */
+static double **compute_all(zc_spec *s, int n, zc_array **arr, size_t len, const char *url, json_t **plan)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open(url, ZC_STORE_CREATE, &st));
+    zc_target t[8];
+    char names[8][8];
+    for (int i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "o%d", i);
+        t[i] = (zc_target){st, names[i], "none", 3};
+    }
+    char *pj = NULL;
+    CHECK_OK(zc_plan_json(s, n, arr, t, &pj));
+    *plan = json_loads(pj, 0, NULL);
+    zc_free(pj);
+    zc_report *rep = NULL;
+    CHECK_OK(zc_compute(s, n, arr, t, &rep));
+    char *rj = NULL;
+    CHECK_OK(zc_report_json(rep, &rj));
+    json_t *r = json_loads(rj, 0, NULL);
+    size_t k;
+    json_t *o;
+    json_array_foreach(json_object_get(r, "operations"), k, o) /* the memory contract holds for groups too */
+        CHECK(json_integer_value(json_object_get(o, "measured_mem")) <= json_integer_value(json_object_get(o, "projected_mem")));
+    json_decref(r);
+    zc_free(rj);
+    zc_report_free(rep);
+    double **out = calloc((size_t)n, sizeof *out);
+    for (int i = 0; i < n; i++) {
+        zc_array *a;
+        CHECK_OK(zc_from_zarr(st, names[i], &a));
+        out[i] = values(a, len);
+        zc_array_release(a);
+    }
+    zc_store_close(st);
+    return out;
+}
+
+/* stages with a "group" field, and how many distinct groups */
+static int grouped(json_t *plan, int *groups)
+{
+    size_t k;
+    json_t *o;
+    int n = 0, seen[64] = {0};
+    *groups = 0;
+    json_array_foreach(json_object_get(plan, "operations"), k, o) {
+        json_t *g = json_object_get(o, "group");
+        if (!g) continue;
+        n++;
+        int l = (int)json_integer_value(g);
+        if (l >= 0 && l < 64 && !seen[l]++) ++*groups;
+    }
+    return n;
+}
+
+TEST(grouped_means_share_reads_and_match_loops)
+{
+    /* the Quadratic Means on a small cube: mean over time of u*u, v*v, u*v, plus a
+     * max of u and a sum of v (read as is) in the same group */
+    int64_t shape[3] = {37, 12, 50}, chunks[3] = {5, 7, 50};
+    zc_array *u, *v;
+    CHECK_OK(zc_random_uniform(1, 3, shape, chunks, ZC_FLOAT64, -1, 1, &u));
+    CHECK_OK(zc_random_normal(2, 3, shape, chunks, ZC_FLOAT64, 0, 2, &v));
+    zc_array *sq[3] = {binop("multiply", u, u), binop("multiply", v, v), binop("multiply", u, v)}, *r[5];
+    int axis = 0;
+    for (int i = 0; i < 3; i++) CHECK_OK(zc_reduce("mean", sq[i], &axis, 1, 0, 0, &r[i]));
+    CHECK_OK(zc_reduce("max", u, &axis, 1, 1, 0, &r[3])); /* keepdims */
+    CHECK_OK(zc_reduce("sum", v, &axis, 1, 0, 0, &r[4]));
+    zc_spec s = spec_mem(64);
+    json_t *plan;
+    double **m = compute_all(&s, 5, r, 600, "memory://group-qm", &plan);
+    int groups, n = grouped(plan, &groups);
+    CHECK(n == 5 && groups == 1);
+    json_decref(plan);
+    double *U = values(u, 37 * 600), *V = values(v, 37 * 600), err = 0;
+    for (size_t j = 0; j < 600; j++) {
+        double a = 0, b = 0, c = 0, mx = -INFINITY, sv = 0;
+        for (size_t t = 0; t < 37; t++) {
+            double x = U[t * 600 + j], y = V[t * 600 + j];
+            a += x * x;
+            b += y * y;
+            c += x * y;
+            mx = fmax(mx, x);
+            sv += y;
+        }
+        err = fmax(err, fabs(a / 37 - m[0][j]) + fabs(b / 37 - m[1][j]) + fabs(c / 37 - m[2][j]));
+        CHECK(mx == m[3][j]);
+        err = fmax(err, fabs(sv - m[4][j]));
+    }
+    CHECK(err < 1e-12);
+    for (int i = 0; i < 5; i++) {
+        free(m[i]);
+        zc_array_release(r[i]);
+    }
+    for (int i = 0; i < 3; i++) zc_array_release(sq[i]);
+    free(m);
+    free(U);
+    free(V);
+    zc_array_release(u);
+    zc_array_release(v);
+}
+
+TEST(grouped_reductions_with_broadcast_and_wide_rows)
+{
+    /* rows wider than a tile (70,000 float64 = 547 KiB), reduced along each axis, and a
+     * broadcast leaf (w: one row) so tiles are evaluated row by row */
+    int64_t shape[2] = {9, 70000}, chunks[2] = {4, 70000}, wshape[2] = {1, 70000};
+    zc_array *u, *w;
+    CHECK_OK(zc_random_uniform(3, 2, shape, chunks, ZC_FLOAT64, 0, 1, &u));
+    CHECK_OK(zc_random_uniform(4, 2, wshape, wshape, ZC_FLOAT64, 0, 1, &w));
+    zc_array *uw = binop("multiply", u, w), *uu = binop("add", u, u), *r[4];
+    int ax0 = 0, ax1 = 1;
+    CHECK_OK(zc_reduce("sum", uw, &ax0, 1, 0, 0, &r[0]));
+    CHECK_OK(zc_reduce("mean", uu, &ax0, 1, 0, 0, &r[1]));
+    CHECK_OK(zc_reduce("sum", uw, &ax1, 1, 0, 0, &r[2]));
+    CHECK_OK(zc_reduce("min", uu, &ax1, 1, 0, 0, &r[3]));
+    zc_spec s = spec_mem(64);
+    json_t *p0, *p1;
+    double **a = compute_all(&s, 2, r, 70000, "memory://group-wide0", &p0);
+    double **b = compute_all(&s, 2, r + 2, 9, "memory://group-wide1", &p1);
+    int g0, g1;
+    CHECK(grouped(p0, &g0) == 2 && g0 == 1);
+    CHECK(grouped(p1, &g1) == 2 && g1 == 1);
+    json_decref(p0);
+    json_decref(p1);
+    double *U = values(u, 9 * 70000), *W = values(w, 70000), err = 0;
+    for (size_t j = 0; j < 70000; j++) {
+        double su = 0, sm = 0;
+        for (size_t t = 0; t < 9; t++) {
+            su += U[t * 70000 + j] * W[j];
+            sm += 2 * U[t * 70000 + j];
+        }
+        err = fmax(err, fabs(su - a[0][j]) + fabs(sm / 9 - a[1][j]));
+    }
+    for (size_t t = 0; t < 9; t++) {
+        double su = 0, mn = INFINITY;
+        for (size_t j = 0; j < 70000; j++) {
+            su += U[t * 70000 + j] * W[j];
+            mn = fmin(mn, 2 * U[t * 70000 + j]);
+        }
+        err = fmax(err, fabs(su - b[0][t]) / su);
+        CHECK(mn == b[1][t]);
+    }
+    CHECK(err < 1e-12);
+    for (int i = 0; i < 2; i++) {
+        free(a[i]);
+        free(b[i]);
+    }
+    for (int i = 0; i < 4; i++) zc_array_release(r[i]);
+    free(a);
+    free(b);
+    free(U);
+    free(W);
+    zc_array_release(uw);
+    zc_array_release(uu);
+    zc_array_release(u);
+    zc_array_release(w);
+}
+
+TEST(reductions_without_shared_reads_are_not_grouped)
+{
+    int64_t shape[2] = {20, 30}, chunks[2] = {3, 30};
+    zc_array *u, *v, *r[2];
+    CHECK_OK(zc_random_uniform(5, 2, shape, chunks, ZC_FLOAT64, 0, 1, &u));
+    CHECK_OK(zc_random_uniform(6, 2, shape, chunks, ZC_FLOAT64, 0, 1, &v));
+    int axis = 0;
+    CHECK_OK(zc_reduce("sum", u, &axis, 1, 0, 0, &r[0]));
+    CHECK_OK(zc_reduce("sum", v, &axis, 1, 0, 0, &r[1]));
+    zc_spec s = spec_mem(64);
+    json_t *p;
+    double **m = compute_all(&s, 2, r, 30, "memory://group-none", &p);
+    int g;
+    CHECK(grouped(p, &g) == 0);
+    json_decref(p);
+    double *U = values(u, 600), *V = values(v, 600), err = 0;
+    for (size_t j = 0; j < 30; j++) {
+        double a = 0, b = 0;
+        for (size_t t = 0; t < 20; t++) {
+            a += U[t * 30 + j];
+            b += V[t * 30 + j];
+        }
+        err = fmax(err, fabs(a - m[0][j]) + fabs(b - m[1][j]));
+    }
+    CHECK(err < 1e-12);
+    for (int i = 0; i < 2; i++) {
+        free(m[i]);
+        zc_array_release(r[i]);
+    }
+    free(m);
+    free(U);
+    free(V);
+    zc_array_release(u);
+    zc_array_release(v);
+}
+
+TEST(group_that_does_not_fit_is_not_formed)
+{
+    /* each mean alone fits 3 MiB, the three together would not */
+    int64_t shape[2] = {8, 131072}, chunks[2] = {1, 65536}; /* 512 KiB blocks; 2 output blocks: one round */
+    zc_array *u, *v;
+    CHECK_OK(zc_random_uniform(7, 2, shape, chunks, ZC_FLOAT64, 0, 1, &u));
+    CHECK_OK(zc_random_uniform(8, 2, shape, chunks, ZC_FLOAT64, 0, 1, &v));
+    zc_array *sq[2] = {binop("multiply", u, u), binop("multiply", u, v)}, *r[2];
+    int axis = 0;
+    for (int i = 0; i < 2; i++) CHECK_OK(zc_reduce("sum", sq[i], &axis, 1, 0, 0, &r[i]));
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://group-fit", ZC_STORE_CREATE, &st));
+    zc_target t[2] = {{st, "a", "none", 3}, {st, "b", "none", 3}};
+    int fits_alone = 0, grouped_at = 0;
+    for (size_t kb = 2048; kb <= 16384 && !grouped_at; kb += 256) {
+        zc_spec s = ZC_SPEC_INIT;
+        s.allowed_mem = kb << 10;
+        s.reserved_mem = 0;
+        char *pj = NULL;
+        if (zc_plan_json(&s, 2, r, t, &pj) < 0) continue;
+        if (!fits_alone) fits_alone = (int)kb;
+        json_t *p = json_loads(pj, 0, NULL);
+        int g;
+        if (grouped(p, &g)) grouped_at = (int)kb;
+        json_decref(p);
+        zc_free(pj);
+    }
+    CHECK(fits_alone > 0 && grouped_at > fits_alone); /* grouping waits until the group fits */
+    zc_store_close(st);
+    for (int i = 0; i < 2; i++) {
+        zc_array_release(r[i]);
+        zc_array_release(sq[i]);
+    }
+    zc_array_release(u);
+    zc_array_release(v);
+}
+
+TEST(round_one_has_a_task_per_core)
+{
+    /* a mean over time of one field: one output block, 20 input blocks */
+    int64_t shape[3] = {200, 4, 5}, chunks[3] = {10, 4, 5};
+    zc_array *u, *m;
+    CHECK_OK(zc_random_uniform(9, 3, shape, chunks, ZC_FLOAT64, 0, 1, &u));
+    int axis = 0;
+    CHECK_OK(zc_reduce("mean", u, &axis, 1, 0, 0, &m));
+    zc_spec s = spec_mem(64);
+    char *pj = NULL;
+    CHECK_OK(zc_plan_json(&s, 1, &m, NULL, &pj));
+    json_t *p = json_loads(pj, 0, NULL);
+    json_t *op0 = json_array_get(json_object_get(p, "operations"), 0);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long want = cores < 1 ? 1 : cores > 20 ? 20 : cores;
+    CHECK(json_integer_value(json_object_get(op0, "tasks")) >= want);
+    json_decref(p);
+    zc_free(pj);
+    double vals[20];
+    CHECK_OK(zc_compute_buffer(&s, m, vals, sizeof vals, NULL));
+    size_t n = 200 * 20;
+    double *U = values(u, n), err = 0;
+    for (size_t j = 0; j < 20; j++) {
+        double a = 0;
+        for (size_t t = 0; t < 200; t++) a += U[t * 20 + j];
+        err = fmax(err, fabs(a / 200 - vals[j]));
+    }
+    CHECK(err < 1e-12);
+    free(U);
+    zc_array_release(m);
+    zc_array_release(u);
+}
+
+TEST(big_block_cache_stays_within_budget)
+{
+    size_t big = (size_t)40 << 20, budget = (size_t)100 << 20;
+    size_t base = zc__alloc_current();
+    void *a = zc__malloc(big);
+    CHECK(a != NULL);
+    zc__free(a);
+    CHECK(zc__alloc_cached() == 0); /* no computation running: nothing kept */
+    zc__alloc_cache_begin(budget);
+    a = zc__malloc(big);
+    memset(a, 1, big);
+    zc__free(a);
+#if defined(__SANITIZE_ADDRESS__)
+    CHECK(zc__alloc_cached() == 0); /* off under ASan */
+#else
+    CHECK(zc__alloc_cached() >= big);
+    void *b = zc__malloc(big - 12345); /* a little smaller: the cached block is reused */
+    CHECK(b == a);
+    CHECK(zc__alloc_cached() == 0);
+    void *c = zc__malloc(big); /* fresh */
+    zc__free(b);               /* 40 in use + 42 cached: kept */
+    CHECK(zc__alloc_cached() > 0);
+    void *d = zc__malloc(3 * big / 4 * 2); /* no fit; in use + cached + 60 > 100: cached blocks go first */
+    CHECK(d != NULL);
+    CHECK(zc__alloc_current() - base + zc__alloc_cached() <= budget + big);
+    zc__free(d); /* 40 in use + 60 would exceed: not kept beyond the budget */
+    CHECK(zc__alloc_current() - base + zc__alloc_cached() <= budget);
+    zc__free(c);
+#endif
+    zc__alloc_cache_end(budget);
+    CHECK(zc__alloc_cached() == 0); /* released with the last computation */
+    CHECK(zc__alloc_current() == base);
+}
