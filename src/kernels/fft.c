@@ -16,8 +16,10 @@
 #include "core/error.h"
 
 #define FFTK_MAX_PLANS 512
-/* batches of at most this many elements are planned with FFTW_MEASURE */
-#define FFTK_MEASURE_ELEMS ((int64_t)1 << 15)
+/* batches of at most this many elements would be planned with FFTW_MEASURE: 0,
+ * since measuring costs 0.1-0.3 s per shape (more than a small computation) and
+ * gained under 10% on the shapes of bench/fft_bench.sh */
+#define FFTK_MEASURE_ELEMS ((int64_t)0)
 
 typedef struct {
     fftk_kind kind;

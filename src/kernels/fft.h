@@ -5,8 +5,7 @@
  * n, howmany) and kept for the process's life: FFTW's planner is not
  * thread-safe, so planning holds a mutex; execution uses the new-array execute
  * functions (thread-safe) on buffers aligned like the planning ones
- * (FFTK_ALIGN bytes). Planning uses FFTW_ESTIMATE, and FFTW_MEASURE for small
- * batches where measuring costs milliseconds (see fft.c). */
+ * (FFTK_ALIGN bytes). Planning uses FFTW_ESTIMATE (see fft.c). */
 #ifndef ZC_KERNELS_FFT_H
 #define ZC_KERNELS_FFT_H
 

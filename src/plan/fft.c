@@ -187,6 +187,10 @@ int fftn_region(zc_array *a, const zc_range *sel, void *outv)
                 }
             }
         }
+        /* FFTW's c2r overwrites its input: the zero padding is restored for every batch */
+        if (kind == FFTK_C2R && g.use < lin)
+            for (int64_t b = 0; b < nb; b++)
+                memset(win + (size_t)(b * lin + g.use) * (size_t)ci * g.fsz, 0, (size_t)(lin - g.use) * (size_t)ci * g.fsz);
         fftk_execute(kind, single, plan, win, wout);
         /* scatter the requested part of each line */
         for (int64_t q = 0; q < g.K; q++) {

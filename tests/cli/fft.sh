@@ -1,0 +1,92 @@
+#!/bin/bash
+# tests/cli/fft.sh — the fft extension through `zcube eval`: a seeded random
+# set of transforms against numpy.fft (fft_numpy.py: every function, norms, n,
+# s, axes, dtypes, chunkings, lengths prime/power of two/mixed radix, the
+# issue's examples, four-step cases), an FFT along an axis 27× longer than fits
+# in --allowed-mem with the peak RSS of the process (/usr/bin/time -v) within
+# the bound and the values equal to NumPy's, the plan of such an FFT, and bad
+# arguments with their messages and exit codes.
+# Usage: bash fft.sh <zcube> <tests/data>   (ZC_FFT_SEED=N to change the seed)
+source "$(dirname "$0")/common.bash"
+
+if ! have_numpy || ! "$PY" -c 'import zarr' 2>/dev/null; then
+    echo "SKIP: /usr/bin/python3 with numpy and zarr not available"
+    exit 0
+fi
+
+# ---- transforms against NumPy
+SEED=${ZC_FFT_SEED:-20261122}
+CHECKS=$((CHECKS + 1))
+if ! "$PY" "$(dirname "$0")/fft_numpy.py" "$Z" "$TMP/np" "$SEED" 60 >"$TMP/np.log" 2>&1; then
+    fail "fft_numpy.py (seed $SEED): $(tail -20 "$TMP/np.log")"
+else
+    echo "fft_numpy: $(tail -1 "$TMP/np.log")"
+fi
+
+# ---- an axis 27x longer than one task may hold: 2^23 float64 under --allowed-mem 64MB
+# (reserved 8 MB: a task transforms lines of at most ~300K complex128)
+"$PY" - "$TMP" <<'EOF' || { echo "FAIL: generating the long input"; exit 1; }
+import sys, numpy as np, zarr
+x = np.random.default_rng(5).standard_normal(2 ** 23)
+zarr.open(f"{sys.argv[1]}/long.zarr", mode="w", shape=x.shape, chunks=(2 ** 18,), dtype=x.dtype)[...] = x
+zarr.open(f"{sys.argv[1]}/u.zarr", mode="w", shape=(20, 30), chunks=(7, 8), dtype="f8")[...] = 1.0
+zarr.open(f"{sys.argv[1]}/i.zarr", mode="w", shape=(20, 30), chunks=(7, 8), dtype="i4")[...] = 1
+EOF
+CHECKS=$((CHECKS + 1))
+if ! /usr/bin/time -v -o "$TMP/time.log" "$Z" eval 'fft(t)' --in t="$TMP/long.zarr" -o "$TMP/long_fft.zarr" \
+        --zarr-format 2 --allowed-mem 64MB --threads 2 --quiet 2>"$TMP/err"; then
+    fail "fft of the long axis: $(head -c 600 "$TMP/err")"
+else
+    RSS_MB=$(($(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TMP/time.log") / 1024))
+    echo "fft of 2^23 under --allowed-mem 64MB: peak RSS $RSS_MB MB (bound: 2 threads x 64 MB + 80 MB fixed)"
+    [ "$RSS_MB" -le $((2 * 64 + 80)) ] || fail "peak RSS $RSS_MB MB over the bound"
+    CHECKS=$((CHECKS + 1))
+    "$PY" - "$TMP" <<'EOF' || fail "the long fft differs from NumPy's"
+import sys, numpy as np, zarr
+d = sys.argv[1]
+x = zarr.open(f"{d}/long.zarr", mode="r")[...]
+got = zarr.open(f"{d}/long_fft.zarr", mode="r")[...]
+exp = np.fft.fft(x)
+err = np.abs(got - exp).max() / np.abs(exp).max()
+print(f"long fft vs NumPy: rel err {err:.3g}")
+sys.exit(0 if got.dtype == np.complex128 and err < 1e-12 else 1)
+EOF
+fi
+# the plan of it: four-step (two FFT stages, the twiddle fused, rechunks between) within the bound
+expect_ok eval 'fft(t)' --in t="$TMP/long.zarr" -o "$TMP/p.zarr" --allowed-mem 64MB --plan-only --json &&
+    "$PY" - "$TMP/out" <<'EOF' || fail "four-step plan: $(head -c 400 "$TMP/out")"
+import json, sys
+ops = json.load(open(sys.argv[1]))["operations"]
+ffts = [o for o in ops if o["kind"] == "fft"]
+assert len(ffts) == 2, ops
+assert any(o["kind"] == "rechunk" for o in ops)
+assert all(o["projected_mem"] <= 64 << 20 for o in ops)
+assert max(f["chunks"][f["chunks"].index(max(f["chunks"]))] for f in ffts) < 2 ** 23
+EOF
+# a prime length too long for a task, and the way out (n= to a length that factors)
+expect_fail 1 "length 8388593 along axis 0 is prime and too long for one task" \
+    eval 'fft(t, n=8388593)' --in t="$TMP/long.zarr" -o "$TMP/p.zarr" --allowed-mem 64MB --plan-only
+expect_ok eval 'fft(t, n=8388600)' --in t="$TMP/long.zarr" -o "$TMP/p.zarr" --allowed-mem 64MB --plan-only
+
+# ---- bad arguments
+U=$TMP/u.zarr
+O=$TMP/o.zarr
+expect_fail 1 "axis 2 is out of range for an array of 2 dimensions" eval 'fft(u, axis=2)' --in u=$U -o $O
+expect_fail 1 "axis -3 is out of range" eval 'rfft(u, axis=-3)' --in u=$U -o $O
+expect_fail any "n must be >= 1 (got 0)" eval 'fft(u, n=0)' --in u=$U -o $O
+expect_fail any "n must be >= 1 (got -4)" eval 'irfft(u, n=-4)' --in u=$U -o $O
+expect_fail 1 'norm must be "backward", "ortho" or "forward" (got "sideways")' eval 'fft(u, norm="sideways")' --in u=$U -o $O
+expect_fail any "norm must be a string" eval 'fft(u, norm=1)' --in u=$U -o $O
+expect_fail 1 "irfft: needs a floating-point or complex array (got int32)" eval 'irfft(i)' --in i=$TMP/i.zarr -o $O
+expect_fail 1 "hfft: needs a floating-point or complex array (got int32)" eval 'hfft(i, axis=0)' --in i=$TMP/i.zarr -o $O
+expect_fail 1 "rfft: needs a real array (got complex128)" eval 'rfft(fft(u))' --in u=$U -o $O
+expect_fail 1 "repeated" eval 'fftn(u, axes=(0, 0))' --in u=$U -o $O
+expect_fail 1 "s has 1 entries but axes has 2" eval 'fftn(u, s=(4,), axes=(0, 1))' --in u=$U -o $O
+expect_fail 1 "fftfreq: n must be >= 1" eval 'fftfreq(0)' -o $O
+expect_fail 1 "d must be finite and non-zero" eval 'fftfreq(8, d=0)' -o $O
+expect_fail any "n must be an integer" eval 'fft(u, n=2.5)' --in u=$U -o $O
+expect_fail any "axis must be an integer" eval 'fft(u, axis="x")' --in u=$U -o $O
+# the names also under fft.
+expect_ok eval 'fft.rfft(u, axis=1)' --in u=$U -o $O --quiet
+
+finish
