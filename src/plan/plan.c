@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "ops/linalg.h"
 #include "plan/decomp.h"
+#include "plan/fft.h"
 #include "plan/manip.h"
 #include "plan/rechunk_plan.h"
 #include "zarr/zarr.h"
@@ -68,6 +69,7 @@ static const char *kind_name(const zc_array *a)
     case NODE_SCAN: return manip_name(a);
     case NODE_MATMUL: return "matmul";
     case NODE_DECOMP: return decomp_name(a);
+    case NODE_FFT: return fftn_name(a);
     }
     return "?";
 }
@@ -221,6 +223,7 @@ static size_t proj_compute(const zc_array *a, const zc_range *sel)
     case NODE_SCAN: return manip_proj(a, sel, proj);
     case NODE_MATMUL: return linalg_proj(a, sel, proj);
     case NODE_DECOMP: return decomp_proj(a, sel, proj);
+    case NODE_FFT: return fftn_proj(a, sel, proj);
     default: return 0;
     }
 }
@@ -369,7 +372,7 @@ static void group_reductions(plan *p)
 
 static void describe_fused(const zc_array *n, char *buf, size_t size, bool top)
 {
-    if (n->kind != NODE_EW && n->kind != NODE_SLICE && !manip_kind(n->kind) && !(top && (n->kind == NODE_REDUCE || n->kind == NODE_RECHUNK || n->kind == NODE_MATMUL || n->kind == NODE_DECOMP)))
+    if (n->kind != NODE_EW && n->kind != NODE_SLICE && !manip_kind(n->kind) && n->kind != NODE_FFT && !(top && (n->kind == NODE_REDUCE || n->kind == NODE_RECHUNK || n->kind == NODE_MATMUL || n->kind == NODE_DECOMP)))
         return;
     if (!top && n->stage >= 0) return;
     size_t k = strlen(buf);
@@ -421,7 +424,8 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
         if (a->kind == NODE_REDUCE || a->kind == NODE_RECHUNK || a->kind == NODE_TOTALS || a->kind == NODE_MATMUL ||
             a->kind == NODE_DECOMP)
             mat[i] = true;
-        if ((a->kind == NODE_EW || a->kind == NODE_SLICE || manip_kind(a->kind)) && l.consumers[i] > 1) mat[i] = true;
+        if ((a->kind == NODE_EW || a->kind == NODE_SLICE || manip_kind(a->kind) || a->kind == NODE_FFT) && l.consumers[i] > 1)
+            mat[i] = true;
         for (int k = 0; k < a->ninputs; k++)
             if (a->kind == NODE_RECHUNK && !is_source(a->inputs[k])) mat[find(&l, a->inputs[k])] = true;
     }
