@@ -642,11 +642,14 @@ ZC_API int zc_svdvals(zc_array *a, zc_array **s);
 /**
  * Randomized SVD of rank k (Halko, Martinsson, Tropp 2011) for matrices large in both
  * dimensions: Ω (n × l, l = k + oversamples, at most min(m, n)) from
- * zc_random_normal(seed) — the same for any chunking —, Y = A·Ω, then power_iters
- * times Y = A·orth(Aᵀ·orth(Y)) with orth a TSQR, Q = orth(Y), Bᵀ = Aᵀ·Q, the SVD of
- * Bᵀ (n × l, by TSQR), U = Q·U_B[:, :k]. Passes over A: 2·power_iters + 2 (each A·X
- * and Aᵀ·X reads A once, by row bands of A's chunks; X is small). u m×k, s k, vt k×n.
- * The same seed gives the same results. Dask's default is oversamples 10,
+ * zc_random_normal(seed) — the same for any chunking —; power_iters times
+ * Q_z = orth(Aᵀ·(A·Q_z)) starting from Q_z = Ω, with orth a TSQR (re-orthonormalized
+ * after every pass over A); Y = A·Q_z, Q = orth(Y), Bᵀ = Aᵀ·Q, the SVD of Bᵀ (n × l,
+ * by TSQR), U = Q·U_B[:, :k]. Passes over A: power_iters + 2 when A's chunks hold
+ * whole rows and one row chunk is at most 256 MiB (Aᵀ·(A·X) takes one pass: per
+ * band, T = A_b·X then A_bᵀ·T); otherwise 2·power_iters + 2 (A·X and Aᵀ·X by
+ * blocks, the A side re-orthonormalized too). X is always small (n × l). u m×k, s k, vt k×n.
+ * The same seed gives the same results. Dask's defaults: oversamples 10,
  * power_iters 0.
  */
 ZC_API int zc_svd_compressed(zc_array *a, int64_t k, int64_t oversamples, int power_iters, uint64_t seed,

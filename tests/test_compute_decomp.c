@@ -273,6 +273,11 @@ static void rsvd_case(int64_t m, int64_t n, int64_t c0, int64_t c1, int power)
     CHECK(um == m && uk == k && vk == k && vn == n);
     CHECK(orth_err(uv, m, k) <= 1e-10);
     CHECK(prod_err(vv, vv, 1, NULL, k, n, k) <= 1e-10);
+    /* passes over A: Aᵀ(A·X) fused in one pass when A's chunks hold whole rows */
+    int fused = c1 == n && power > 0;
+    CHECK(count_ops(s, "ata_x") == (fused ? power : 0));
+    CHECK(count_ops(s, "matmul_t") == (fused ? 1 : power + 1));
+    CHECK(count_ops(s, "matmul_small") == (fused ? 1 : power + 1));
     /* ‖A − U S Vt‖₂ within a small factor of sigma_{k+1} */
     double *res = malloc(sizeof(double) * (size_t)(m * n));
     for (int64_t i = 0; i < m; i++)
@@ -307,7 +312,9 @@ static void rsvd_case(int64_t m, int64_t n, int64_t c0, int64_t c1, int power)
 TEST(svd_compressed_known_spectrum)
 {
     rsvd_case(300, 200, 64, 50, 0);
-    rsvd_case(300, 200, 64, 50, 2);
+    rsvd_case(300, 200, 64, 50, 2);  /* column chunks: 2q + 2 passes */
+    rsvd_case(300, 200, 64, 200, 2); /* whole rows: q + 2 passes */
+    rsvd_case(300, 200, 64, 200, 0);
     rsvd_case(150, 260, 40, 100, 1); /* wider than tall */
 }
 

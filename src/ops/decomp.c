@@ -25,7 +25,9 @@
 #include "plan/decomp.h"
 
 #define BAND_MAX ((int64_t)64 << 20) /* bytes of one row band, when A's chunks do not say */
-#define ATB_GROUPS 8                 /* partial products of a Xᵀ·Y (summed by a reduction) */
+#define ATB_GROUPS 64                /* at most this many partial products of Xᵀ·Y (summed by a reduction) */
+#define PARTS_MAX ((int64_t)256 << 20) /* ... holding at most these bytes together */
+#define FUSE_BAND_MAX ((int64_t)256 << 20) /* Aᵀ·(A·X) in one pass when a band of whole rows is at most this */
 #define KEEP_MAX 512
 
 /* temporaries of one call, released at its end */
@@ -208,18 +210,46 @@ static int prod(keep *k, zc_array *x, zc_array *w, zc_array **out)
     return node(k, LA_PROD, 2, shape, chunks, 2, in, x->chunks[0], 0, out);
 }
 
-/* xᵀ (p×m) · y (m×q): partial products over groups of row bands, summed. */
-static int atb(keep *k, zc_array *x, zc_array *y, zc_array **out)
+/* Groups of row bands for partial products of `part` bytes each: one band per
+ * group while the partials stay small (so few bands still spread over threads). */
+static void grouping(int64_t nbands, int64_t part, int64_t *group, int64_t *g)
 {
-    int64_t m = x->shape[0], band = x->chunks[0], nbands = ck_ceildiv(m, band);
-    int64_t group = ck_ceildiv(nbands, ATB_GROUPS), g = ck_ceildiv(nbands, group);
-    int64_t shape[3] = {g, x->shape[1], y->shape[1]}, chunks[3] = {1, x->chunks[1], y->chunks[1]};
-    zc_array *in[2] = {x, y}, *part, *res = NULL;
-    ZC_TRY(node(k, LA_ATB, 3, shape, chunks, 2, in, band, group, &part));
-    int axis = 0, rc = g == 1 ? zc_squeeze(part, &axis, 1, &res) : zc_reduce("sum", part, &axis, 1, 0, 0, &res);
+    int64_t n = min64(nbands, ATB_GROUPS);
+    while (n > 1 && n * part > PARTS_MAX) n--;
+    *group = ck_ceildiv(nbands, n);
+    *g = ck_ceildiv(nbands, *group);
+}
+
+/* Sum of the partial products over axis 0. */
+static int sum_parts(keep *k, zc_array *part, zc_array **out)
+{
+    zc_array *res = NULL;
+    int axis = 0, rc = part->shape[0] == 1 ? zc_squeeze(part, &axis, 1, &res) : zc_reduce("sum", part, &axis, 1, 0, 0, &res);
     ZC_TRY(hold(k, rc, res));
     *out = res;
     return 0;
+}
+
+/* xᵀ (p×m) · y (m×q): partial products over groups of row bands, summed. */
+static int atb(keep *k, zc_array *x, zc_array *y, zc_array **out)
+{
+    int64_t m = x->shape[0], band = x->chunks[0], nbands = ck_ceildiv(m, band), group, g;
+    grouping(nbands, x->shape[1] * y->shape[1] * 8, &group, &g);
+    int64_t shape[3] = {g, x->shape[1], y->shape[1]}, chunks[3] = {1, x->chunks[1], y->chunks[1]};
+    zc_array *in[2] = {x, y}, *part;
+    ZC_TRY(node(k, LA_ATB, 3, shape, chunks, 2, in, band, group, &part));
+    return sum_parts(k, part, out);
+}
+
+/* aᵀ·(a·x) (n×l) in one pass over a (m×n) by bands of its row chunks. */
+static int atax(keep *k, zc_array *a, zc_array *x, zc_array **out)
+{
+    int64_t m = a->shape[0], n = a->shape[1], l = x->shape[1], band = a->chunks[0], group, g;
+    grouping(ck_ceildiv(m, band), n * l * 8, &group, &g);
+    int64_t shape[3] = {g, n, l}, chunks[3] = {1, n, l};
+    zc_array *in[2] = {a, x}, *part;
+    ZC_TRY(node(k, LA_ATAX, 3, shape, chunks, 2, in, band, group, &part));
+    return sum_parts(k, part, out);
 }
 
 /* ---- QR ---- */
@@ -359,12 +389,24 @@ static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, in
     zc_array *omega = NULL, *y, *q, *z, *qz, *bt;
     int rc = zc_random_normal(seed, 2, oshape, ochunks, ZC_FLOAT64, 0.0, 1.0, &omega);
     ZC_TRY(hold(k, rc, omega));
-    ZC_TRY(prod(k, a64, omega, &y)); /* pass 1 */
-    for (int it = 0; it < power_iters; it++) {
-        ZC_TRY(orth(k, y, &q));
-        ZC_TRY(atb(k, a64, q, &z));      /* Aᵀ Q */
-        ZC_TRY(orth(k, z, &qz));
-        ZC_TRY(prod(k, a64, qz, &y));    /* A Q_z */
+    if (power_iters > 0 && a64->chunks[1] == n && a64->chunks[0] * n * 8 <= FUSE_BAND_MAX) {
+        /* Z = Aᵀ(A·Q_z) in one pass, re-orthonormalized after every pass: q + 2 passes */
+        qz = omega;
+        for (int it = 0; it < power_iters; it++) {
+            ZC_TRY(atax(k, a64, qz, &z));
+            ZC_TRY(orth(k, z, &qz));
+        }
+        ZC_TRY(prod(k, a64, qz, &y));
+    } else {
+        /* chunks across the columns, or bands of whole rows too large: A·X and Aᵀ·X by blocks,
+         * 2·q + 2 passes */
+        ZC_TRY(prod(k, a64, omega, &y));
+        for (int it = 0; it < power_iters; it++) {
+            ZC_TRY(orth(k, y, &q));
+            ZC_TRY(atb(k, a64, q, &z)); /* Aᵀ Q */
+            ZC_TRY(orth(k, z, &qz));
+            ZC_TRY(prod(k, a64, qz, &y)); /* A Q_z */
+        }
     }
     ZC_TRY(orth(k, y, &q));
     ZC_TRY(atb(k, a64, q, &bt)); /* Bᵀ = Aᵀ Q (n × l), last pass */

@@ -13,7 +13,7 @@
 
 static const char *const NAMES[LA_NOPS] = {
     "tsqr_r", "tsqr_q", "matmul_small", "matmul_t", "qr_q", "qr_r", "svd_u", "svd_s", "svd_vt", "solve", "cholesky",
-    "inv", "lstsq_x", "lstsq_residuals", "lstsq_rank", "lstsq_s"};
+    "inv", "lstsq_x", "lstsq_residuals", "lstsq_rank", "lstsq_s", "ata_x"};
 
 int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
                 zc_array *const *inputs, int64_t band, int64_t group, zc_array **out)
@@ -142,6 +142,29 @@ static int atb_block(zc_array *a, const zc_range *sel, double *out)
     return 0;
 }
 
+static int atax_block(zc_array *a, const zc_range *sel, double *out)
+{
+    zc_array *A = a->inputs[0], *X = a->inputs[1];
+    int64_t band = a->p.decomp.band, g = sel[0].start, m = A->shape[0], n = A->shape[1], l = X->shape[1];
+    memset(out, 0, (size_t)(n * l) * sizeof(double));
+    int64_t first = g * a->p.decomp.group * band, last = min64(m, (g + 1) * a->p.decomp.group * band);
+    double *x, *t = zc__malloc_array((size_t)(min64(band, m) * l + 1), sizeof(double));
+    if (!t) return ZC_ENOMEM;
+    int rc = pull_all(X, &x);
+    for (int64_t r0 = first; r0 < last && rc == 0; r0 += band) {
+        int64_t r1 = min64(last, r0 + band);
+        double *ab;
+        if ((rc = pull(A, r0, r1, 0, n, &ab)) < 0) break;
+        memset(t, 0, (size_t)((r1 - r0) * l) * sizeof(double));
+        la_gemm_acc(0, r1 - r0, l, n, ab, x, t);
+        la_gemm_acc(1, n, l, r1 - r0, ab, t, out);
+        zc__free(ab);
+    }
+    zc__free(x);
+    zc__free(t);
+    return rc;
+}
+
 static int small_block(zc_array *a, void *out)
 {
     la_op op = (la_op)a->p.decomp.op;
@@ -197,6 +220,7 @@ int decomp_region(zc_array *a, const zc_range *sel, void *out)
     case LA_TSQR_Q: return tsqr_q_block(a, sel[0].start / a->chunks[0], out);
     case LA_PROD: return prod_block(a, sel, out);
     case LA_ATB: return atb_block(a, sel, out);
+    case LA_ATAX: return atax_block(a, sel, out);
     default: return small_block(a, out);
     }
 }
@@ -246,6 +270,10 @@ size_t decomp_proj(const zc_array *a, const zc_range *sel, decomp_proj_fn proj)
         return region2(A, 0, band, sel[1].start, sel[1].stop, proj) +
                region2(a->inputs[1], 0, band, sel[2].start, sel[2].stop, proj);
     }
+    case LA_ATAX: {
+        int64_t band = min64(a->p.decomp.band, m), l = a->inputs[1]->shape[1];
+        return region2(A, 0, band, 0, n, proj) + whole(a->inputs[1], proj) + (size_t)(band * l + 1) * sizeof(double);
+    }
     default: break;
     }
     size_t t = whole(A, proj) + (a->ninputs > 1 ? whole(a->inputs[1], proj) : 0);
@@ -281,9 +309,9 @@ int decomp_from_json(const json_t *o, zc_array *a)
     a->p.decomp.op = op;
     a->p.decomp.band = json_integer_value(json_object_get(o, "band"));
     a->p.decomp.group = json_integer_value(json_object_get(o, "group"));
-    if ((op == LA_TSQR_R || op == LA_TSQR_Q || op == LA_ATB) && a->p.decomp.band < 1)
+    if ((op == LA_TSQR_R || op == LA_TSQR_Q || op == LA_ATB || op == LA_ATAX) && a->p.decomp.band < 1)
         return zc__err(ZC_EFORMAT, "plan: %s node with band %lld", name, (long long)a->p.decomp.band);
-    if (op == LA_ATB && a->p.decomp.group < 1)
+    if ((op == LA_ATB || op == LA_ATAX) && a->p.decomp.group < 1)
         return zc__err(ZC_EFORMAT, "plan: %s node with group %lld", name, (long long)a->p.decomp.group);
     return 0;
 }
