@@ -698,6 +698,28 @@ TEST(matmul_plan_runs_from_json)
         CHECK_OK(zc_plan_run(plan, op, 0, 1, 1));
         CHECK_OK(zc_plan_run(plan, op, 1, -1, 2));
     }
+    /* a malformed matmul node is refused, not followed */
+    {
+        FILE *fp = fopen(plan, "r");
+        static char text[1 << 20];
+        size_t len = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
+        text[len] = 0;
+        if (fp) fclose(fp);
+        char *k = strstr(text, "\"kstep\": ");
+        CHECK(k != NULL);
+        if (k) {
+            char bad[1 << 20];
+            snprintf(bad, sizeof bad, "%.*s-%s", (int)(k - text + 9), text, k + 9);
+            char badplan[700];
+            snprintf(badplan, sizeof badplan, "%s/bad.json", dir);
+            fp = fopen(badplan, "w");
+            if (fp) {
+                fputs(bad, fp);
+                fclose(fp);
+            }
+            CHECK_ERR(zc_plan_run(badplan, 0, 0, -1, 1), ZC_EFORMAT, "matmul node is malformed");
+        }
+    }
     zc_zarr *z;
     double *got = malloc(sizeof(double) * n);
     CHECK_OK(zc_zarr_open(st, "out", &z));
@@ -714,4 +736,46 @@ TEST(matmul_plan_runs_from_json)
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
+}
+
+static long long matmul_projection(zc_array *m, size_t mb)
+{
+    zc_spec s = spec_mem(mb);
+    char *json = NULL;
+    long long proj = -1;
+    if (zc_plan_json(&s, 1, &m, NULL, &json) == 0 && json) {
+        const char *p = strstr(json, "\"kind\": \"matmul\"");
+        const char *q = p ? strstr(p, "\"projected_mem\":") : NULL;
+        if (q) proj = atoll(q + 16);
+    }
+    zc_free(json);
+    return proj;
+}
+
+TEST(matmul_step_fitted_per_plan)
+{
+    /* the contracted step shrinks to fit a small bound, and a later plan with a larger
+     * bound starts again from the step chosen when the product was made */
+    int64_t sa[2] = {300, 4000}, ca[2] = {300, 100}, sb[2] = {4000, 50}, cb[2] = {100, 50};
+    zc_array *x, *y, *m;
+    CHECK_OK(zc_random_uniform(1, 2, sa, ca, ZC_FLOAT64, -1, 1, &x));
+    CHECK_OK(zc_random_uniform(2, 2, sb, cb, ZC_FLOAT64, -1, 1, &y));
+    CHECK_OK(zc_matmul(x, y, &m));
+    long long big = matmul_projection(m, 256), small = matmul_projection(m, 3), again = matmul_projection(m, 256);
+    CHECK(big > 0 && small > 0 && small < big && small <= 2 << 20 && again == big);
+    /* the same values under both (to rounding) */
+    size_t n;
+    zc_dtype dt;
+    double *v1 = compute(m, &n, &dt);
+    zc_spec s = spec_mem(3);
+    double *v2 = malloc(n * sizeof *v2);
+    CHECK_OK(zc_compute_buffer(&s, m, v2, n * sizeof *v2, NULL));
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) worst = fmax(worst, fabs(v1[i] - v2[i]));
+    CHECK(worst < 1e-11);
+    free(v1); free(v2);
+    /* an output block over the bound is refused, and the step is left as it was */
+    CHECK(matmul_projection(m, 1) == -1);
+    CHECK(matmul_projection(m, 256) == big);
+    zc_array_release(m); zc_array_release(x); zc_array_release(y);
 }

@@ -130,6 +130,7 @@ static int matmul_node(zc_array *A, zc_array *B, zc_dtype cd, zc_array **out)
     }
     ZC_TRY(node_new(NODE_MATMUL, nd, shape, chunks, cd, 2, in, out));
     (*out)->p.matmul.kstep = kstep;
+    (*out)->p.matmul.kstep0 = kstep;
     (*out)->p.matmul.kgroup = kgroup;
     (*out)->p.matmul.split = G > 1;
     if (G == 1) return 0;

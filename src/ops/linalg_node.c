@@ -104,18 +104,21 @@ size_t linalg_proj(const zc_array *a, const zc_range *sel, linalg_proj_fn proj)
 
 void linalg_fit(zc_array *a, size_t limit, linalg_stage_fn stage_projection)
 {
-    int64_t base = a->inputs[0]->chunks[a->inputs[0]->ndim - 1];
+    int64_t base = a->inputs[0]->chunks[a->inputs[0]->ndim - 1], k0 = a->p.matmul.kstep0;
+    if (k0 >= 1) a->p.matmul.kstep = k0; /* from the step chosen when made, whatever an earlier plan fitted */
     while (a->p.matmul.kstep > 1 && stage_projection(a) > limit) {
         int64_t k = a->p.matmul.kstep;
         k = k > base ? (k / 2 + base - 1) / base * base : k / 2;
         if (k >= a->p.matmul.kstep) k = a->p.matmul.kstep - (a->p.matmul.kstep > base ? base : 1);
         a->p.matmul.kstep = k < 1 ? 1 : k;
     }
+    if (stage_projection(a) > limit && k0 >= 1) a->p.matmul.kstep = k0; /* refused anyway: keep the fast step */
 }
 
 int linalg_to_json(const zc_array *a, json_t *o)
 {
     json_object_set_new(o, "kstep", json_integer(a->p.matmul.kstep));
+    json_object_set_new(o, "kstep0", json_integer(a->p.matmul.kstep0));
     json_object_set_new(o, "kgroup", json_integer(a->p.matmul.kgroup));
     json_object_set_new(o, "split", json_integer(a->p.matmul.split));
     return 0;
@@ -124,10 +127,11 @@ int linalg_to_json(const zc_array *a, json_t *o)
 int linalg_from_json(const json_t *o, zc_array *a)
 {
     a->p.matmul.kstep = json_integer_value(json_object_get(o, "kstep"));
+    a->p.matmul.kstep0 = json_integer_value(json_object_get(o, "kstep0"));
     a->p.matmul.kgroup = json_integer_value(json_object_get(o, "kgroup"));
     a->p.matmul.split = (int)json_integer_value(json_object_get(o, "split"));
-    if (a->ninputs != 2 || a->p.matmul.kstep < 1 || (a->p.matmul.split && a->p.matmul.kgroup < 1) ||
-        a->inputs[0]->ndim < 2 || a->inputs[1]->ndim < 2 || a->inputs[0]->dtype != a->dtype ||
+    if (a->ninputs != 2 || a->p.matmul.kstep < 1 || a->p.matmul.kstep0 < 1 ||
+        (a->p.matmul.split && a->p.matmul.kgroup < 1) || a->inputs[0]->ndim < 2 || a->inputs[1]->ndim < 2 || a->inputs[0]->dtype != a->dtype ||
         a->inputs[1]->dtype != a->dtype || !kern_matmul_supported(a->dtype))
         return zc__err(ZC_EFORMAT, "plan: matmul node is malformed");
     const zc_array *A = a->inputs[0], *B = a->inputs[1];

@@ -97,7 +97,8 @@ struct zc_array {
         } gather;
         struct { int axis, op, initial; int64_t seg; } scan; /* TOTALS and SCAN: scan_op, carry segment */
         struct {                          /* ops/linalg.h */
-            int64_t kstep;                /* contracted elements pulled per step */
+            int64_t kstep;                /* contracted elements pulled per step (fitted to the bound) */
+            int64_t kstep0;               /* the step chosen when made (each plan fits from it) */
             int64_t kgroup;               /* contracted elements per group (split: output dim 0 is the group) */
             int split;
         } matmul;
