@@ -123,6 +123,11 @@ void fftk_execute(fftk_kind k, int single, void *plan, void *in, void *out)
     }
 }
 
+int fftk_aligned(const void *p)
+{
+    return ((uintptr_t)p % FFTK_ALIGN) == 0 && fftw_alignment_of((double *)(uintptr_t)p) == 0;
+}
+
 int fftk_plan_count(void)
 {
     pthread_mutex_lock(&lock);

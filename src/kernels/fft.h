@@ -32,6 +32,9 @@ int fftk_plan(fftk_kind k, int single, int64_t n, int howmany, void *in, void *o
 /* Run a plan on new aligned buffers of the planned sizes (in is preserved only for c2c/r2c). */
 void fftk_execute(fftk_kind k, int single, void *plan, void *in, void *out);
 
+/* True when p has the alignment of the planning buffers (may be passed to fftk_execute). */
+int fftk_aligned(const void *p);
+
 /* Aligned scratch from zc__malloc (free with fftk_free). */
 void *fftk_alloc(size_t bytes);
 void fftk_free(void *p);

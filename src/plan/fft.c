@@ -140,6 +140,44 @@ static int none_region(zc_array *a, const zc_range *sel, unsigned char *out)
     return 0;
 }
 
+typedef struct {
+    const zc_array *a;
+    const zc_range *sel;
+    const geom *g;
+    const unsigned char *wout;
+    unsigned char *out;
+    const int64_t *coord;
+    int64_t l0, lout;
+    int co;
+    bool single, cout;
+    double s, cj_out;
+    int td;
+} scatter_ctx;
+
+/* Output element q of batch line b: scaled, conjugated, twiddled. */
+static inline void put(const scatter_ctx *c, int64_t b, int64_t q)
+{
+    const geom *g = c->g;
+    int ax = c->a->p.fft.axis;
+    int64_t k = c->sel[ax].start + q * c->sel[ax].step, l = c->l0 + b, o = l / g->I, i = l % g->I;
+    size_t src = (size_t)(b * c->lout + k) * (size_t)c->co, dst = (size_t)((o * g->K + q) * g->I + i) * (size_t)c->co;
+    double re = ld(c->wout, src, c->single);
+    if (!c->cout) {
+        st(c->out, dst, c->s * re, c->single);
+        return;
+    }
+    double im = c->cj_out * ld(c->wout, src + 1, c->single);
+    if (c->td >= 0) {
+        double wr, wi;
+        twiddle(k, c->coord[b], c->a->p.fft.tw_n, c->a->p.fft.tw_sign, &wr, &wi);
+        double r2 = re * wr - im * wi;
+        im = re * wi + im * wr;
+        re = r2;
+    }
+    st(c->out, dst, c->s * re, c->single);
+    st(c->out, dst + 1, c->s * im, c->single);
+}
+
 int fftn_region(zc_array *a, const zc_range *sel, void *outv)
 {
     unsigned char *out = outv;
@@ -156,7 +194,7 @@ int fftn_region(zc_array *a, const zc_range *sel, void *outv)
     for (int d = 0; d < a->ndim; d++) isel[d] = sel[d];
     isel[ax] = (zc_range){0, g.use, 1};
     size_t inbytes = node_region_bytes(in, isel);
-    unsigned char *ib = zc__malloc(inbytes ? inbytes : 1);
+    unsigned char *ib = fftk_alloc(inbytes ? inbytes : 1);
     unsigned char *win = fftk_alloc((size_t)g.B * g.line_in), *wout = fftk_alloc((size_t)g.B * g.line_out);
     void *plan = NULL;
     int rc = 0;
@@ -170,12 +208,26 @@ int fftn_region(zc_array *a, const zc_range *sel, void *outv)
     const int ci = cin ? 2 : 1, co = cout ? 2 : 1;
     const double s = a->p.fft.scale, cj_in = a->p.fft.conj_in ? -1 : 1, cj_out = a->p.fft.conj_out ? -1 : 1;
     int64_t coord[4096];
+    /* lines contiguous in the input buffer and used as they are: FFTW reads them in
+     * place (ib is scratch, so c2r may overwrite it), and writes straight into out
+     * when the whole line is kept as it comes */
+    const bool direct_in = g.I == 1 && g.use == lin && !a->p.fft.conj_in;
+    const bool direct_out = direct_in && g.K == lout && sel[ax].step == 1 && s == 1 && !a->p.fft.conj_out && td < 0;
     for (int64_t l0 = 0; l0 < g.lines; l0 += g.B) {
         int64_t nb = g.lines - l0 < g.B ? g.lines - l0 : g.B;
+        unsigned char *bin = ib + (size_t)(l0 * lin) * (size_t)ci * g.fsz;
+        unsigned char *bout = out + (size_t)(l0 * lout) * (size_t)co * g.fsz;
+        for (int64_t b = 0; b < nb; b++) coord[b] = td >= 0 ? line_coord(a, sel, (l0 + b) / g.I, (l0 + b) % g.I, td) : 0;
+        bool in_place = direct_in && nb == g.B && fftk_aligned(bin);
+        if (in_place && direct_out && fftk_aligned(bout)) {
+            fftk_execute(kind, single, plan, bin, bout);
+            continue;
+        }
+        if (in_place) fftk_execute(kind, single, plan, bin, wout);
+        else {
         if (nb < g.B) memset(win + (size_t)nb * g.line_in, 0, (size_t)(g.B - nb) * g.line_in);
         /* gather: line b of the batch is region line l0 + b = (o, i); when I > 1,
          * element index outermost so consecutive lines read consecutive memory */
-        for (int64_t b = 0; b < nb; b++) coord[b] = td >= 0 ? line_coord(a, sel, (l0 + b) / g.I, (l0 + b) % g.I, td) : 0;
         for (int64_t t0 = 0, t1 = g.I > 1 ? 1 : 0; t0 < (g.I > 1 ? g.use : 1); t0++) {
             for (int64_t b = 0; b < nb; b++) {
                 int64_t l = l0 + b, o = l / g.I, i = l % g.I;
@@ -192,32 +244,36 @@ int fftn_region(zc_array *a, const zc_range *sel, void *outv)
             for (int64_t b = 0; b < nb; b++)
                 memset(win + (size_t)(b * lin + g.use) * (size_t)ci * g.fsz, 0, (size_t)(lin - g.use) * (size_t)ci * g.fsz);
         fftk_execute(kind, single, plan, win, wout);
-        /* scatter the requested part of each line */
-        for (int64_t q = 0; q < g.K; q++) {
-            int64_t k = sel[ax].start + q * sel[ax].step;
+        }
+        /* scatter the requested part of each line (line-major when lines are rows of out) */
+        scatter_ctx sc = {a, sel, &g, wout, out, coord, l0, lout, co, single, cout, s, cj_out, td};
+        if (g.I == 1 && td < 0 && !a->p.fft.conj_out && sel[ax].step == 1) {
+            /* rows of out: a copy (or a scaled copy) of a run of each line */
+            size_t es = (size_t)co * g.fsz, run = (size_t)g.K * es;
             for (int64_t b = 0; b < nb; b++) {
-                int64_t l = l0 + b, o = l / g.I, i = l % g.I;
-                size_t src = (size_t)(b * lout + k) * (size_t)co, dst = (size_t)((o * g.K + q) * g.I + i) * (size_t)co;
-                double re = ld(wout, src, single);
-                if (!cout) {
-                    st(out, dst, s * re, single);
-                    continue;
+                const unsigned char *from = wout + (size_t)(b * lout + sel[ax].start) * es;
+                unsigned char *to = out + (size_t)((l0 + b) * g.K) * es;
+                if (s == 1) memcpy(to, from, run);
+                else if (single) {
+                    const float *f = (const float *)(const void *)from;
+                    float *t = (float *)(void *)to, fs = (float)s;
+                    for (size_t e = 0; e < run / 4; e++) t[e] = f[e] * fs;
+                } else {
+                    const double *f = (const double *)(const void *)from;
+                    double *t = (double *)(void *)to;
+                    for (size_t e = 0; e < run / 8; e++) t[e] = f[e] * s;
                 }
-                double im = cj_out * ld(wout, src + 1, single);
-                if (td >= 0) {
-                    double wr, wi;
-                    twiddle(k, coord[b], a->p.fft.tw_n, a->p.fft.tw_sign, &wr, &wi);
-                    double r2 = re * wr - im * wi;
-                    im = re * wi + im * wr;
-                    re = r2;
-                }
-                st(out, dst, s * re, single);
-                st(out, dst + 1, s * im, single);
             }
+        } else if (g.I == 1) {
+            for (int64_t b = 0; b < nb; b++)
+                for (int64_t q = 0; q < g.K; q++) put(&sc, b, q);
+        } else {
+            for (int64_t q = 0; q < g.K; q++)
+                for (int64_t b = 0; b < nb; b++) put(&sc, b, q);
         }
     }
 out:
-    zc__free(ib);
+    fftk_free(ib);
     fftk_free(win);
     fftk_free(wout);
     return rc;
