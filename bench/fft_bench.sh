@@ -1,0 +1,106 @@
+#!/bin/bash
+# bench/fft_bench.sh — zcube's FFT: against FFTW in core on the same data, out of
+# core (four-step) relative to FFTW in core, and against Dask's rechunk + rfft
+# along time of a time-chunked (T, 360, 720) float64 Zarr array. Every ratio is
+# measured in the same run (the machine is shared: `uptime` is printed). JSON
+# lines on stdout; progress on stderr.
+#
+#   usage: bash bench/fft_bench.sh [BUILD_DIR]
+#
+#   BUILD_DIR      a CMake build dir of this repo (default: build-bench); targets
+#                  bench_fft and zcube_cli are built there if missing.
+#   FFT_INCORE     "N ROWS" pairs for the in-core cases (default "1024 4096 65536 128").
+#   FFT_OOC_N      length of the out-of-core 1-D transform (default 16777216 = 2^24,
+#                  256 MiB of complex128), FFT_OOC_MEM its allowed_mem in MiB (default 64).
+#   FFT_T          time steps of the Dask case (default 1000: 2.07 GB); FFT_MEM its
+#                  allowed_mem (default 500MB); FFT_THREADS both peers' threads (default 2).
+#   FFT_CASES      any of incore ooc dask (default all).
+#   FFT_DIR        data dir (default a new dir under /tmp, removed unless FFT_KEEP=1).
+#
+# The Dask case: both read the same Zarr input (blosc-lz4 chunks of (10, 360, 720))
+# and write rfft along axis 0 as Zarr v2 with zstd level 1; each runs as its own
+# process under /usr/bin/time -v (peak RSS); the page cache is warmed before each.
+# The two results are compared with each other and with NumPy on a corner.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build-bench}
+incore=${FFT_INCORE:-1024 4096 65536 128}
+ooc_n=${FFT_OOC_N:-16777216}
+ooc_mem=${FFT_OOC_MEM:-64}
+T=${FFT_T:-1000}
+mem=${FFT_MEM:-500MB}
+threads=${FFT_THREADS:-2}
+cases=${FFT_CASES:-incore ooc dask}
+py=/usr/bin/python3
+log() { echo "fft_bench: $*" >&2; }
+
+if [[ ! -x $build/bench/bench_fft || ! -x $build/zcube ]]; then
+    log "building bench_fft and zcube in $build"
+    cmake -S "$root" -B "$build" -DZC_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+    make -C "$build" -j2 bench_fft zcube_cli >&2
+fi
+if [[ -n ${FFT_DIR:-} ]]; then
+    data=$FFT_DIR
+    mkdir -p "$data"
+else
+    data=$(mktemp -d /tmp/zcube-fft-bench.XXXXXX)
+    [[ ${FFT_KEEP:-0} == 1 ]] || trap 'rm -rf "$data"' EXIT
+fi
+log "load: $(uptime)"
+
+if [[ " $cases " == *" incore "* ]]; then
+    set -- $incore
+    while (($# >= 2)); do
+        log "in core: complex128 ($2, $1)"
+        "$build/bench/bench_fft" incore "$1" "$2" 3
+        shift 2
+    done
+fi
+
+if [[ " $cases " == *" ooc "* ]]; then
+    log "out of core: 1-D complex128 of $ooc_n under allowed_mem $ooc_mem MiB"
+    mkdir -p "$data/ooc"
+    "$build/bench/bench_fft" ooc "$ooc_n" "$ooc_mem" "$data/ooc/work" "$threads"
+    rm -rf "$data/ooc"
+fi
+
+if [[ " $cases " == *" dask "* ]]; then
+    if [[ ! -f $data/t.zarr/.zarray ]] || ! $py -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["shape"][0] != int(sys.argv[2]))' "$data/t.zarr/.zarray" "$T"; then
+        log "generating t.zarr: float64 ($T, 360, 720), chunks (10, 360, 720)"
+        rm -rf "$data/t.zarr"
+        $py "$root/bench/fft_dask.py" gen "$data" "$T"
+    fi
+    warm() { cat "$data"/t.zarr/* > /dev/null; }
+    rm -rf "$data/dask.zarr" "$data/zcube.zarr"
+    warm
+    log "dask: rechunk + rfft along time, $threads threads"
+    /usr/bin/time -v -o "$data/dask.time" $py "$root/bench/fft_dask.py" run "$data/t.zarr" "$data/dask.zarr" "$threads" > "$data/dask.json"
+    warm
+    log "zcube: rfft(t, axis=0) under --allowed-mem $mem, $threads threads"
+    /usr/bin/time -v -o "$data/zcube.time" "$build/zcube" eval 'rfft(t, axis=0)' --in t="$data/t.zarr" \
+        -o "$data/zcube.zarr" --zarr-format 2 --codec zstd:1 --allowed-mem "$mem" --threads "$threads" --json > "$data/zcube.json"
+    $py "$root/bench/fft_dask.py" check "$data/t.zarr" "$data/zcube.zarr" "$data/dask.zarr" > "$data/check.json"
+    $py - "$data" "$T" "$mem" "$threads" << 'EOF'
+import json, re, sys
+d, T, mem, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+def tv(name):
+    t = open(f"{d}/{name}.time").read()
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1)) / 1024
+    m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", t)
+    wall = int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
+    cpu = float(re.search(r"User time \(seconds\): ([\d.]+)", t).group(1)) + float(re.search(r"System time \(seconds\): ([\d.]+)", t).group(1))
+    return wall, cpu, rss
+dw, dc, dr = tv("dask"); zw, zc, zr = tv("zcube")
+dj = json.load(open(f"{d}/dask.json")); zj = json.load(open(f"{d}/zcube.json")); ck = json.load(open(f"{d}/check.json"))
+print(json.dumps({"case": "rfft_time_vs_dask", "shape": [T, 360, 720], "gbytes": round(T * 360 * 720 * 8 / 1e9, 2),
+                  "threads": threads, "zcube_allowed_mem": mem, "loadavg1": float(open("/proc/loadavg").read().split()[0]),
+                  "zcube_s": round(zw, 2), "dask_s": round(dw, 2), "dask_compute_s": dj["seconds"],
+                  "speed_ratio": round(dw / zw, 3), "zcube_cpu_s": round(zc, 2), "dask_cpu_s": round(dc, 2),
+                  "zcube_peak_rss_mb": round(zr), "dask_peak_rss_mb": round(dr),
+                  "zcube_operations": [(o["name"], o["tasks"], round(o.get("seconds", 0), 2), o["projected_mem"] >> 20,
+                                        o.get("measured_mem", 0) >> 20) for o in zj["operations"]],
+                  "dask_chunks": dj["chunks"], **ck}))
+EOF
+fi
+log "done: $(uptime)"
