@@ -18,12 +18,15 @@
  *
  * Decoding validates the header against the input length
  * (blosc_cbuffer_validate), refuses a declared size above `cap`, and then
- * decompresses with the context API on the calling thread (no global lock, no
- * blosc threads), since zarr/ runs many decodes at once on its own pool.
+ * decompresses on the calling thread (no global lock, no blosc threads), since
+ * zarr/ runs many decodes at once on its own pool: lz4 buffers with byte or no
+ * shuffle block by block in place (blosc_fast.c, no per-call setup), the rest
+ * with blosc_decompress_ctx.
  * codec_blosc_decode_range decodes only the blocks a part of the chunk needs (see there). */
 #include <blosc.h>
 #include <string.h>
 
+#include "codec/blosc_fast.h"
 #include "codec/compress_common.h"
 #include "core/alloc.h"
 #include "core/checked.h"
@@ -104,6 +107,11 @@ static int decoded_size(void *state, const void *src, size_t n, size_t *size, bo
     return 0;
 }
 
+static size_t le32(const unsigned char *p)
+{
+    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+}
+
 /* The header's compressor format is one this blosc has. */
 static int check_format(unsigned flags)
 {
@@ -128,6 +136,11 @@ static int decode(void *state, const void *src, size_t n, void *dst, size_t cap,
         return 0;
     }
     ZC_TRY(check_format(((const unsigned char *)src)[2]));
+    size_t bs = le32((const unsigned char *)src + 8);
+    if (bs && codec_blosc_fast_blocks(src, n, dst, 0, (nbytes - 1) / bs)) {
+        *written = nbytes;
+        return 0;
+    }
     int r = blosc_decompress_ctx(src, dst, cap, 1);
     if (r <= 0 || (size_t)r != nbytes)
         return zc__err(ZC_ECORRUPT, "blosc: corrupt data (%zu bytes, %zu decoded expected, error %d)", n,
@@ -136,16 +149,12 @@ static int decode(void *state, const void *src, size_t n, void *dst, size_t cap,
     return 0;
 }
 
-static size_t le32(const unsigned char *p)
-{
-    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
-}
-
 /* Partial decode: only the blocks that hold [lo, hi). After the header comes
  * the table of block starts (LE32 offsets from the buffer's start, one per
  * block of `blocksize` decoded bytes, the last block possibly shorter); each
- * block decodes on its own (blosc_getitem, which decodes whole blocks into its
- * own buffer and copies the items asked for). The offsets of the blocks used
+ * block decodes on its own, in place (blosc_fast.c), or else with
+ * blosc_getitem, which decodes whole blocks into its own buffer and copies the
+ * items asked for. The offsets of the blocks used
  * are checked to lie inside the buffer first; blosc itself checks each block's
  * compressed lengths against the header's cbytes, which check_header matched
  * to n. Plain-copy buffers are sliced. Declines (*dhi = 0) when every block
@@ -185,6 +194,11 @@ int codec_blosc_decode_range(const void *src, size_t n, void *dst, size_t cap, s
                            at, table, n);
     }
     size_t b0 = j0 * bs, b1 = (j1 + 1) * bs < nbytes ? (j1 + 1) * bs : nbytes;
+    if (codec_blosc_fast_blocks(src, n, dst, j0, j1)) {
+        *dlo = b0;
+        *dhi = b1;
+        return 0;
+    }
     int r = blosc_getitem(src, (int)(b0 / ts), (int)((b1 - b0) / ts), (unsigned char *)dst + b0);
     if (r < 0 || (size_t)r != b1 - b0)
         return zc__err(ZC_ECORRUPT, "blosc: corrupt data in blocks %zu..%zu (decoded bytes %zu..%zu, error %d)",

@@ -1,0 +1,158 @@
+/* codec/blosc_fast.c — decoding blosc1 blocks without libblosc's per-call
+ * setup, for the common case: format version 2, lz4, byte shuffle or none.
+ *
+ * Why: libblosc 1.x builds a context and allocates three block-sized
+ * temporaries on every call (blosc_decompress_ctx, blosc_getitem), and
+ * blosc_getitem copies every block it decodes once more. For 4 KiB chunks
+ * the setup is a large part of the decode; for partial reads of big chunks
+ * the extra copy is. Here each block is decoded straight into place: its
+ * splits with LZ4_decompress_safe into the destination (no shuffle) or into a
+ * block buffer that is then unshuffled into the destination.
+ *
+ * Block layout (blosc1, header in blosc.c): block j starts at bstarts[j]; it
+ * holds nsplits streams, each a LE32 compressed length then the bytes (a length
+ * equal to the stream's decoded size means stored as is). A block is split in
+ * `typesize` streams (one per byte of an item, after shuffling) unless header
+ * flag 0x10 (no split) is set, the typesize is above 16, the block holds fewer
+ * than 128 items, or it is the last, shorter block. Byte shuffle stores byte k
+ * of every item together: stream k of a block of m = size / typesize items
+ * holds bytes k, k + ts, ...; the last size % typesize bytes stay in place.
+ *
+ * Anything else (other compressors, bit shuffle, other versions) and anything
+ * that does not add up (a stream running past the buffer, a length that does
+ * not decode to the expected size) returns 0: the caller then uses libblosc,
+ * which decodes the buffer or reports it corrupt. */
+#include <lz4.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "codec/blosc_fast.h"
+#include "core/alloc.h"
+
+#define FLAG_SHUFFLE 0x1
+#define FLAG_MEMCPYED 0x2
+#define FLAG_BITSHUFFLE 0x4
+#define FLAG_NOSPLIT 0x10
+#define MAX_SPLITS 16
+#define MIN_ITEMS 128
+#define STACK_BLOCK ((size_t)64 << 10)
+
+static size_t le32(const unsigned char *p)
+{
+    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+}
+
+/* dst[i * ts + k] = src[k * m + i] for m items; the size % ts tail is copied. */
+static void unshuffle(unsigned char *dst, const unsigned char *src, size_t ts, size_t size)
+{
+    size_t m = size / ts, i = 0;
+#if defined(__SSE2__)
+    if (ts == 4) {
+        for (; i + 16 <= m; i += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(src + i)), b = _mm_loadu_si128((const __m128i *)(src + m + i));
+            __m128i c = _mm_loadu_si128((const __m128i *)(src + 2 * m + i));
+            __m128i d = _mm_loadu_si128((const __m128i *)(src + 3 * m + i));
+            __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
+            __m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
+            _mm_storeu_si128((__m128i *)(dst + 4 * i), _mm_unpacklo_epi16(ab0, cd0));
+            _mm_storeu_si128((__m128i *)(dst + 4 * i + 16), _mm_unpackhi_epi16(ab0, cd0));
+            _mm_storeu_si128((__m128i *)(dst + 4 * i + 32), _mm_unpacklo_epi16(ab1, cd1));
+            _mm_storeu_si128((__m128i *)(dst + 4 * i + 48), _mm_unpackhi_epi16(ab1, cd1));
+        }
+    } else if (ts == 8) {
+        for (; i + 16 <= m; i += 16) {
+            __m128i s[8], t[8], u[8];
+            for (int k = 0; k < 8; k++) s[k] = _mm_loadu_si128((const __m128i *)(src + (size_t)k * m + i));
+            for (int k = 0; k < 4; k++) {
+                t[2 * k] = _mm_unpacklo_epi8(s[2 * k], s[2 * k + 1]);
+                t[2 * k + 1] = _mm_unpackhi_epi8(s[2 * k], s[2 * k + 1]);
+            }
+            /* t[0,1]: bytes 0-1 of items 0-7, 8-15; t[2,3]: bytes 2-3; ... */
+            for (int h = 0; h < 2; h++) {
+                u[4 * h + 0] = _mm_unpacklo_epi16(t[h], t[2 + h]);
+                u[4 * h + 1] = _mm_unpackhi_epi16(t[h], t[2 + h]);
+                u[4 * h + 2] = _mm_unpacklo_epi16(t[4 + h], t[6 + h]);
+                u[4 * h + 3] = _mm_unpackhi_epi16(t[4 + h], t[6 + h]);
+            }
+            /* u[4h+0]: bytes 0-3 of items 8h+0..3, u[4h+1]: of 8h+4..7, u[4h+2/3]: bytes 4-7 */
+            for (int h = 0; h < 2; h++)
+                for (int q = 0; q < 2; q++) {
+                    unsigned char *o = dst + 8 * (i + 8 * (size_t)h + 4 * (size_t)q);
+                    _mm_storeu_si128((__m128i *)o, _mm_unpacklo_epi32(u[4 * h + q], u[4 * h + 2 + q]));
+                    _mm_storeu_si128((__m128i *)(o + 16), _mm_unpackhi_epi32(u[4 * h + q], u[4 * h + 2 + q]));
+                }
+        }
+    } else if (ts == 2) {
+        for (; i + 16 <= m; i += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(src + i)), b = _mm_loadu_si128((const __m128i *)(src + m + i));
+            _mm_storeu_si128((__m128i *)(dst + 2 * i), _mm_unpacklo_epi8(a, b));
+            _mm_storeu_si128((__m128i *)(dst + 2 * i + 16), _mm_unpackhi_epi8(a, b));
+        }
+    }
+#endif
+    for (; i < m; i++)
+        for (size_t k = 0; k < ts; k++) dst[i * ts + k] = src[k * m + i];
+    memcpy(dst + m * ts, src + m * ts, size - m * ts);
+}
+
+/* Decode one block of `size` bytes starting at src[at] into out. 1 done, 0 decline. */
+static int block(const unsigned char *src, size_t n, size_t at, size_t ts, bool split, size_t size, unsigned char *out)
+{
+    size_t ns = split ? ts : 1, each = size / ns;
+    for (size_t k = 0; k < ns; k++) {
+        if (at > n || n - at < 4) return 0;
+        size_t c = le32(src + at);
+        at += 4;
+        if (c == 0 || c > n - at || c > (size_t)INT32_MAX) return 0;
+        if (c == each) {
+            memcpy(out + k * each, src + at, each);
+        } else {
+            int r = LZ4_decompress_safe((const char *)src + at, (char *)out + k * each, (int)c, (int)each);
+            if (r < 0 || (size_t)r != each) return 0;
+        }
+        at += c;
+    }
+    return 1;
+}
+
+int codec_blosc_fast_blocks(const void *vsrc, size_t n, void *vdst, size_t j0, size_t j1)
+{
+    const unsigned char *src = vsrc;
+    unsigned char *dst = vdst;
+    if (n < 16) return 0;
+    unsigned flags = src[2];
+    size_t ts = src[3], nbytes = le32(src + 4), bs = le32(src + 8);
+    if (src[0] != 2 || (flags >> 5) != 1 || (flags & (FLAG_MEMCPYED | FLAG_BITSHUFFLE))) return 0;
+    if (ts == 0 || bs == 0 || nbytes == 0 || le32(src + 12) != n) return 0;
+    size_t nblocks = nbytes / bs + (nbytes % bs != 0);
+    if (j1 >= nblocks || j0 > j1 || n < 16 + 4 * nblocks) return 0;
+    bool shuffle = (flags & FLAG_SHUFFLE) && ts > 1;
+    unsigned char stack[STACK_BLOCK], *tmp = stack;
+    if (shuffle && bs > STACK_BLOCK && !(tmp = zc__malloc(bs))) return 0;
+    int ok = 1;
+    for (size_t j = j0; j <= j1 && ok; j++) {
+        size_t size = j == nblocks - 1 && nbytes % bs ? nbytes % bs : bs;
+        bool last_short = size < bs;
+        bool split = !(flags & FLAG_NOSPLIT) && ts <= MAX_SPLITS && bs / ts >= MIN_ITEMS && !last_short;
+        if (split && size % ts) {
+            ok = 0;
+            break;
+        }
+        size_t at = le32(src + 16 + 4 * j);
+        if (at < 16 + 4 * nblocks) {
+            ok = 0;
+            break;
+        }
+        if (!shuffle) {
+            ok = block(src, n, at, ts, split, size, dst + j * bs);
+        } else {
+            ok = block(src, n, at, ts, split, size, tmp);
+            if (ok) unshuffle(dst + j * bs, tmp, ts, size);
+        }
+    }
+    if (tmp != stack) zc__free(tmp);
+    return ok;
+}

@@ -1,0 +1,126 @@
+/* tests/test_codec_blosc_fast.c — the in-place blosc1 block decoder
+ * (codec/blosc_fast.c) against libblosc: every typesize 1..17, no shuffle and
+ * byte shuffle, split and unsplit blocks, short last blocks, buffers below 128
+ * items; declines for what it does not handle; corrupt streams never crash. */
+#include <blosc.h>
+#include <stdint.h>
+
+#include "codec/blosc_fast.h"
+#include "harness.h"
+
+static uint64_t rng = 0x853c49e6748fea9bull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void fill(unsigned char *p, size_t n, int kind)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = kind == 0 ? (unsigned char)(i / 7 ^ (rnd() % 50 == 0 ? rnd() % 4 : 0))
+             : kind == 1 ? (unsigned char)rnd()                                  /* incompressible */
+                         : (unsigned char)((i % 13) * (rnd() % 3 == 0));          /* mixed */
+}
+
+static size_t le32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (size_t)p[3] << 24; }
+
+TEST(blosc_fast_matches_libblosc)
+{
+    static const size_t sizes[] = {100, 1000, 4096, 40000, 163840, 1000003};
+    static const size_t forced[] = {0, 16384, 65536};
+    int done = 0, declined = 0;
+    for (size_t ts = 1; ts <= 17; ts++)
+        for (int shuffle = 0; shuffle <= 1; shuffle++)
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                for (size_t fi = 0; fi < 3; fi++)
+                    for (int kind = 0; kind < 3; kind++) {
+                        if (ts > 8 && (si == 5 || kind == 1)) continue; /* keep it quick */
+                        size_t n = sizes[si] / ts * ts + (si % 2) * (ts > 1 ? ts - 1 : 0); /* some not a multiple */
+                        unsigned char *src = malloc(n), *c = malloc(n + 16), *want = malloc(n), *got = malloc(n);
+                        fill(src, n, kind);
+                        int cl = blosc_compress_ctx(5, shuffle, ts, n, src, c, n + 16, "lz4", forced[fi], 1);
+                        CHECK(cl > 0);
+                        CHECK(blosc_decompress_ctx(c, want, n, 1) == (int)n);
+                        CHECK(!memcmp(want, src, n));
+                        size_t bs = le32(c + 8), nb = (n + bs - 1) / bs;
+                        memset(got, 0xcc, n);
+                        int r = codec_blosc_fast_blocks(c, (size_t)cl, got, 0, nb - 1);
+                        if (c[2] & 0x2) {
+                            CHECK(r == 0); /* plain copies are blosc.c's job */
+                            declined++;
+                        } else {
+                            CHECK(r == 1);
+                            if (r == 1 && memcmp(got, want, n)) {
+                                fprintf(stderr, "ts %zu shuffle %d n %zu bs %zu flags %x differs\n", ts, shuffle, n,
+                                        bs, c[2]);
+                                CHECK(0);
+                            }
+                            done++;
+                            /* a single block, in place */
+                            size_t j = (size_t)(rnd() % nb), b0 = j * bs, b1 = b0 + bs < n ? b0 + bs : n;
+                            memset(got, 0xcc, n);
+                            CHECK(codec_blosc_fast_blocks(c, (size_t)cl, got, j, j) == 1);
+                            CHECK(!memcmp(got + b0, want + b0, b1 - b0));
+                            if (b0) CHECK(got[b0 - 1] == 0xcc);
+                            if (b1 < n) CHECK(got[b1] == 0xcc);
+                        }
+                        free(src);
+                        free(c);
+                        free(want);
+                        free(got);
+                    }
+    CHECK(done > 600);
+    CHECK(declined > 0);
+}
+
+TEST(blosc_fast_declines_other_kinds)
+{
+    size_t n = 100000;
+    unsigned char *src = malloc(n), *c = malloc(n + 16), *got = malloc(n);
+    fill(src, n, 0);
+    const char *cnames[] = {"blosclz", "zstd", "zlib", "lz4"};
+    for (int k = 0; k < 4; k++) {
+        int shuffle = k == 3 ? BLOSC_BITSHUFFLE : BLOSC_SHUFFLE;
+        int cl = blosc_compress_ctx(5, shuffle, 4, n, src, c, n + 16, cnames[k], 0, 1);
+        CHECK(cl > 0);
+        size_t bs = le32(c + 8);
+        CHECK(codec_blosc_fast_blocks(c, (size_t)cl, got, 0, (n - 1) / bs) == 0);
+    }
+    /* lz4 + shuffle: handled; wrong sizes or block numbers decline */
+    int cl = blosc_compress_ctx(5, BLOSC_SHUFFLE, 4, n, src, c, n + 16, "lz4", 16384, 1);
+    size_t bs = le32(c + 8), nb = (n + bs - 1) / bs;
+    CHECK(codec_blosc_fast_blocks(c, (size_t)cl, got, 0, nb - 1) == 1 && !memcmp(got, src, n));
+    CHECK(codec_blosc_fast_blocks(c, (size_t)cl - 1, got, 0, nb - 1) == 0);
+    CHECK(codec_blosc_fast_blocks(c, (size_t)cl, got, 0, nb) == 0);
+    CHECK(codec_blosc_fast_blocks(c, 10, got, 0, 0) == 0);
+    free(src);
+    free(c);
+    free(got);
+}
+
+TEST(blosc_fast_corrupt_streams)
+{
+    size_t n = 200000;
+    unsigned char *src = malloc(n), *c = malloc(n + 16), *bad = malloc(n + 16), *got = malloc(n);
+    fill(src, n, 2);
+    int cl = blosc_compress_ctx(5, BLOSC_SHUFFLE, 4, n, src, c, n + 16, "lz4", 16384, 1);
+    CHECK(cl > 0 && !(c[2] & 0x2));
+    size_t bs = le32(c + 8), nb = (n + bs - 1) / bs;
+    for (int round = 0; round < 2000; round++) {
+        memcpy(bad, c, (size_t)cl);
+        int flips = 1 + (int)(rnd() % 4);
+        for (int k = 0; k < flips; k++) {
+            size_t at = 16 + (size_t)(rnd() % ((size_t)cl - 16));
+            bad[at] = (unsigned char)rnd();
+        }
+        int r = codec_blosc_fast_blocks(bad, (size_t)cl, got, 0, nb - 1);
+        CHECK(r == 0 || r == 1); /* and no crash or overflow (ASan build) */
+    }
+    free(src);
+    free(c);
+    free(bad);
+    free(got);
+}
