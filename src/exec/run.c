@@ -10,7 +10,8 @@
  * A group of first reduction rounds (plan_stage.group) runs as its first
  * stage's tasks: each task reads every distinct input block of the group once
  * and feeds all the reductions from it, evaluating fused inputs tile by tile
- * (reduce_group_block); the other stages of the group run nothing. */
+ * (reduce_group_block); the other stages of the group run nothing. A grouped
+ * copy (plan_stage.copy) runs one task per block of output chunks. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <stdatomic.h>
@@ -380,11 +381,52 @@ out:
     return rc;
 }
 
+/* Resume of a grouped copy task: every output chunk of its block is stored. */
+static bool copy_done(zc_array *a, const zc_range *sel)
+{
+    if (a->mat->m.sharded) return false;
+    int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
+    for (int d = 0; d < a->ndim; d++) {
+        lo[d] = ic[d] = sel[d].start / a->chunks[d];
+        hi[d] = ck_ceildiv(sel[d].stop, a->chunks[d]);
+        if (hi[d] <= lo[d]) return false;
+    }
+    for (;;) {
+        char key[1024];
+        uint64_t size;
+        if (zarr_chunk_key(a->mat, ic, key, sizeof key) < 0 || store_size(a->mat->st, key, &size) < 0) return false;
+        int d = a->ndim - 1;
+        for (; d >= 0; d--) {
+            if (++ic[d] < hi[d]) break;
+            ic[d] = lo[d];
+        }
+        if (d < 0) return true;
+    }
+}
+
 static int run_task(stage_ctx *c, int64_t b)
 {
     zc_array *a = c->s->node;
     int64_t coords[ZC_MAX_DIMS];
     zc_range sel[ZC_MAX_DIMS];
+    if (c->s->copy[0] > 0) { /* a grouped copy: the block of output chunks b (plan_stage.copy) */
+        for (int d = a->ndim - 1; d >= 0; d--) {
+            int64_t g = ck_ceildiv(a->shape[d], c->s->copy[d]), i = g ? b % g : 0, e = (i + 1) * c->s->copy[d];
+            b = g ? b / g : 0;
+            sel[d] = (zc_range){i * c->s->copy[d], e < a->shape[d] ? e : a->shape[d], 1};
+        }
+        if (c->spec->resume && copy_done(a, sel)) {
+            atomic_fetch_add(&c->skipped, 1);
+            return 0;
+        }
+        size_t nbytes = node_region_bytes(a, sel);
+        void *buf = zc__malloc(nbytes ? nbytes : 1);
+        if (!buf) return ZC_ENOMEM;
+        int rc = node_compute_region(a, sel, buf);
+        if (rc == 0) rc = zc_zarr_write(a->mat, sel, buf, nbytes);
+        zc__free(buf);
+        return rc;
+    }
     node_block_coords(a, b, coords);
     node_block_region(a, coords, sel);
     if (c->spec->resume) {

@@ -257,6 +257,33 @@ static size_t stage_projection(const zc_array *a)
     return mem + acc + node_chunk_bytes(in) + proj(in, isel);
 }
 
+/* A copy stage (rechunk) whose tasks each write a block of output chunks covering
+ * whole source chunks, when that fits: each source chunk is then decoded once
+ * instead of once per output chunk it feeds. The task holds the block, one output
+ * chunk's write at a time and the read of the block's region. */
+static void group_copy(plan *p, plan_stage *s)
+{
+    zc_array *a = s->node, *in = a->inputs[0];
+    if (a->kind != NODE_RECHUNK || !(in->kind == NODE_ZARR || in->stage >= 0)) return;
+    int64_t cb[ZC_MAX_DIMS], n = 1;
+    rechunk_copy_block(a->ndim, a->shape, in->chunks, a->chunks, cb);
+    bool bigger = false;
+    zc_range sel[ZC_MAX_DIMS];
+    for (int d = 0; d < a->ndim; d++) {
+        bigger |= cb[d] > a->chunks[d];
+        sel[d] = (zc_range){0, cb[d] < a->shape[d] ? cb[d] : a->shape[d], 1};
+        n *= ck_ceildiv(a->shape[d], cb[d]);
+    }
+    if (!bigger) return;
+    size_t mem = node_region_bytes(a, sel) + (WRITE_COPIES - 1) * node_chunk_bytes(a) + TASK_BOOKKEEPING +
+                 proj_compute(a, sel);
+    if (mem > p->limit) return;
+    memcpy(s->copy, cb, sizeof(int64_t) * (size_t)a->ndim);
+    p->tasks += n - s->tasks;
+    s->tasks = n;
+    s->projected = mem;
+}
+
 /* ---- grouped first rounds of reductions (plan_stage.group) ---- */
 
 #define GROUP_MAX 16
@@ -462,6 +489,7 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
         describe_fused(a, s->fused, sizeof s->fused, true);
         if (a->kind == NODE_MATMUL) linalg_fit(a, p->limit, stage_projection);
         s->projected = stage_projection(a);
+        if (s->projected <= p->limit) group_copy(p, s);
         if (s->target < 0) p->intermediate_bytes += (int64_t)(node_chunk_bytes(a) * (size_t)s->tasks);
         if (s->projected > p->limit) {
             rc = zc__err(ZC_EMEMBOUND,
@@ -518,6 +546,11 @@ char *plan_to_json(const plan *p, bool ran, double seconds)
         }
         json_object_set_new(o, "inputs", inputs);
         if (s->group >= 0) json_object_set_new(o, "group", json_integer(s->group)); /* run by that stage's tasks */
+        if (s->copy[0] > 0) {
+            json_t *cb = json_array();
+            for (int d = 0; d < a->ndim; d++) json_array_append_new(cb, json_integer(s->copy[d]));
+            json_object_set_new(o, "copy_block", cb); /* what one task writes */
+        }
         if (ran) {
             json_object_set_new(o, "seconds", json_real(s->seconds));
             json_object_set_new(o, "measured_mem", json_integer((json_int_t)s->measured));

@@ -31,6 +31,10 @@ typedef struct {
      * projection; the others have group == the leader's index and run no tasks of
      * their own; -1 = not grouped */
     int group;
+    /* a copy (rechunk) run as grouped tasks: the extents of the block of output
+     * chunks one task writes (rechunk_copy_block), so each source chunk is decoded
+     * once; copy[0] == 0: one output block per task */
+    int64_t copy[ZC_MAX_DIMS];
     /* filled by the run */
     double seconds;
     size_t measured;         /* max over tasks of the task's allocation peak */

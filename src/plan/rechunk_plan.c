@@ -28,6 +28,13 @@
  * intermediate chunks mean fewer operations and less read amplification, so they are
  * taken up to the memory limit.
  *
+ * Grouped copies. The engine runs a copy as grouped tasks (rechunker's copy chunks:
+ * a block of output chunks covering whole source chunks, rechunk_copy_block) when
+ * such a task fits, which decodes each source chunk once per stage instead of once
+ * per output chunk it feeds (14x the data for ERA5 time->space at 1.5 GB). A copy
+ * is usable if its one-chunk-per-task form fits; its cost is the grouped form's
+ * when that fits too.
+ *
  * Refusal. If no plan of at most RECHUNK_MAX_STAGES copies fits, a minimax version of
  * the same program gives the smallest max_mem that would work (rechunk_plan_min_mem),
  * and the error names it, the allowed figure and what to change. */
@@ -133,18 +140,44 @@ size_t rechunk_task_mem(int ndim, const int64_t *shape, const int64_t *from, con
     return sat_add(sat_mul(n, chunk_bytes(ndim, from, itemsize)), chunk_bytes(ndim, to, itemsize));
 }
 
-/* I/O cost of one copy in bytes: decoded reads, writes, and a fixed cost per chunk op. */
-static double stage_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize)
+void rechunk_copy_block(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, int64_t *block)
 {
-    double pairs = 1, nout = 1, vin = (double)itemsize, vout = (double)itemsize;
     for (int d = 0; d < ndim; d++) {
-        pairs *= pieces(shape[d], from[d], to[d]);
+        int64_t a = from[d], b = to[d], c = b;
+        if (a > b) c = b * ck_ceildiv(a, b);
+        int64_t top = b * ck_ceildiv(shape[d] > 0 ? shape[d] : 1, b); /* the shape in whole output chunks */
+        block[d] = c < top ? c : top;
+    }
+}
+
+size_t rechunk_copy_mem(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize)
+{
+    if (is_empty(ndim, shape)) return 0;
+    int64_t c[MAX_DIMS];
+    rechunk_copy_block(ndim, shape, from, to, c);
+    size_t n = 1;
+    for (int d = 0; d < ndim; d++) n = sat_mul(n, (size_t)overlap_max(shape[d], from[d], c[d]));
+    return sat_add(sat_mul(n, chunk_bytes(ndim, from, itemsize)), chunk_bytes(ndim, c, itemsize));
+}
+
+/* I/O cost of one copy in bytes: decoded reads, writes, and a fixed cost per chunk op.
+ * Ungrouped, each (source chunk, output chunk) pair decodes the source chunk; grouped,
+ * each (source chunk, copy block) pair. */
+static double copy_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
+                        bool grouped)
+{
+    int64_t c[MAX_DIMS];
+    if (grouped) rechunk_copy_block(ndim, shape, from, to, c);
+    double reads = 1, nout = 1, vin = (double)itemsize, vout = (double)itemsize;
+    for (int d = 0; d < ndim; d++) {
+        reads *= grouped ? pieces(shape[d], from[d], c[d]) : pieces(shape[d], from[d], to[d]);
         nout *= (double)ck_ceildiv(shape[d], to[d]);
         vin *= (double)from[d];
         vout *= (double)to[d];
     }
-    return pairs * vin + nout * vout + (pairs + nout) * OP_COST_BYTES;
+    return reads * vin + nout * vout + (reads + nout) * OP_COST_BYTES;
 }
+
 
 /* ---- ladders: per-axis chunk sizes between source and target ---- */
 
@@ -207,8 +240,10 @@ typedef struct {
     size_t itemsize;
     int n;           /* nodes: 0 = src, 1..n-2 = intermediates, n-1 = dst */
     int64_t (*ch)[MAX_DIMS];
-    size_t *mem;     /* n*n task memory of copy u -> v */
-    double *cost;    /* n*n I/O cost of copy u -> v */
+    size_t *mem;     /* n*n task memory of copy u -> v, one output chunk per task */
+    double *cost;    /* n*n its I/O cost */
+    size_t *gmem;    /* n*n the same for the grouped copy (rechunk_copy_block) */
+    double *gcost;
 } search;
 
 static void search_free(search *s)
@@ -216,6 +251,8 @@ static void search_free(search *s)
     zc__free(s->ch);
     zc__free(s->mem);
     zc__free(s->cost);
+    zc__free(s->gmem);
+    zc__free(s->gcost);
 }
 
 static int search_init(search *s, int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst,
@@ -269,7 +306,9 @@ static int search_init(search *s, int ndim, const int64_t *shape, const int64_t 
 
     s->mem = zc__malloc_array((size_t)n * (size_t)n, sizeof *s->mem);
     s->cost = zc__malloc_array((size_t)n * (size_t)n, sizeof *s->cost);
-    if (!s->mem || !s->cost) {
+    s->gmem = zc__malloc_array((size_t)n * (size_t)n, sizeof *s->gmem);
+    s->gcost = zc__malloc_array((size_t)n * (size_t)n, sizeof *s->gcost);
+    if (!s->mem || !s->cost || !s->gmem || !s->gcost) {
         search_free(s);
         return ZC_ENOMEM;
     }
@@ -277,12 +316,14 @@ static int search_init(search *s, int ndim, const int64_t *shape, const int64_t 
         for (int v = 0; v < n; v++) {
             size_t k = (size_t)u * (size_t)n + (size_t)v;
             if (v == 0 || u == n - 1 || u == v) { /* never copy into the source or out of the target */
-                s->mem[k] = SIZE_MAX;
-                s->cost[k] = INFINITY;
+                s->mem[k] = s->gmem[k] = SIZE_MAX;
+                s->cost[k] = s->gcost[k] = INFINITY;
                 continue;
             }
             s->mem[k] = rechunk_task_mem(ndim, shape, s->ch[u], s->ch[v], itemsize);
-            s->cost[k] = stage_cost(ndim, shape, s->ch[u], s->ch[v], itemsize);
+            s->cost[k] = copy_cost(ndim, shape, s->ch[u], s->ch[v], itemsize, false);
+            s->gmem[k] = rechunk_copy_mem(ndim, shape, s->ch[u], s->ch[v], itemsize);
+            s->gcost[k] = copy_cost(ndim, shape, s->ch[u], s->ch[v], itemsize, true);
         }
     return 0;
 }
@@ -317,7 +358,9 @@ static int search_run(const search *s, bool minimax, size_t max_mem, int *path, 
                 if (pv == INFINITY) continue;
                 size_t e = (size_t)u * (size_t)n + (size_t)v;
                 if (s->mem[e] == SIZE_MAX || (!minimax && s->mem[e] > max_mem)) continue;
-                double c = minimax ? (pv > (double)s->mem[e] ? pv : (double)s->mem[e]) : pv + s->cost[e];
+                /* the engine groups a copy whenever the grouped task fits */
+                double ec = s->gmem[e] <= max_mem ? s->gcost[e] : s->cost[e];
+                double c = minimax ? (pv > (double)s->mem[e] ? pv : (double)s->mem[e]) : pv + ec;
                 if (c < b) {
                     b = c;
                     bp = u;
@@ -422,6 +465,8 @@ int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const 
     memcpy(out->chunks[0], src, (size_t)ndim * sizeof(int64_t));
     memcpy(out->chunks[1], dst, (size_t)ndim * sizeof(int64_t));
     out->task_mem[0] = rechunk_task_mem(ndim, shape, src, dst, itemsize);
+    size_t grouped = rechunk_copy_mem(ndim, shape, src, dst, itemsize);
+    if (grouped <= max_mem) out->task_mem[0] = grouped;
     if (out->task_mem[0] <= max_mem) return 0; /* direct copy fits (or nothing to copy) */
 
     search s;
@@ -432,7 +477,10 @@ int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const 
     if (k > 0) {
         out->nstages = k;
         for (int i = 0; i <= k; i++) memcpy(out->chunks[i], s.ch[path[i]], (size_t)ndim * sizeof(int64_t));
-        for (int i = 0; i < k; i++) out->task_mem[i] = s.mem[(size_t)path[i] * (size_t)s.n + (size_t)path[i + 1]];
+        for (int i = 0; i < k; i++) {
+            size_t e = (size_t)path[i] * (size_t)s.n + (size_t)path[i + 1];
+            out->task_mem[i] = s.gmem[e] <= max_mem ? s.gmem[e] : s.mem[e];
+        }
         search_free(&s);
         return 0;
     }

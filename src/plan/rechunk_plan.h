@@ -2,7 +2,8 @@
  *
  * Copying an array from chunks `src` to chunks `dst` one output chunk per task
  * needs, per task, every source chunk overlapping the output chunk (decoded)
- * plus the output chunk. When that exceeds the memory a task may use, the copy
+ * plus the output chunk; a grouped copy (a block of output chunks per task, see
+ * rechunk_copy_block) needs more per task but decodes each source chunk once. When that exceeds the memory a task may use, the copy
  * goes through intermediate arrays whose chunks are chosen so that each stage
  * fits (the multistage algorithm of rechunker / Cubed: geometric
  * interpolation between source and target chunk shapes, consolidating reads
@@ -18,12 +19,22 @@
 typedef struct {
     int nstages;                              /* number of copies (1 = direct) */
     int64_t chunks[RECHUNK_MAX_STAGES + 1][32]; /* chunks[0] = src, chunks[nstages] = dst, between: intermediates */
-    size_t task_mem[RECHUNK_MAX_STAGES];       /* projected bytes per task of each copy */
+    size_t task_mem[RECHUNK_MAX_STAGES];       /* projected bytes per task of each copy (grouped when it fits) */
 } rechunk_plan;
 
 /* Projected bytes for one task copying chunks `from` → `to` (one output chunk per task):
  * the decoded source chunks it overlaps (worst case over positions) + its output chunk. */
 size_t rechunk_task_mem(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize);
+
+/* Grouped copies (rechunker's copy chunks): a task covers a block of whole output
+ * chunks that holds at least one source chunk along every axis where the output
+ * chunks are smaller (`to` times ceil(from / to); `to` elsewhere), so each source
+ * chunk is decoded once per stage when the chunkings align, instead of once per
+ * output chunk it feeds. rechunk_copy_block gives that block's extents (multiples of
+ * `to`, clipped to the shape rounded up to `to`); rechunk_copy_mem its projected
+ * bytes per task: the decoded source chunks it overlaps + the block. */
+void rechunk_copy_block(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, int64_t *block);
+size_t rechunk_copy_mem(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize);
 
 /* Plan a rechunk with each task under max_mem bytes. ZC_EMEMBOUND (with a message
  * naming the figures and what to change) if even the smallest plan does not fit,
