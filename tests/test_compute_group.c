@@ -336,3 +336,56 @@ TEST(big_block_cache_stays_within_budget)
     CHECK(zc__alloc_cached() == 0); /* released with the last computation */
     CHECK(zc__alloc_current() == base);
 }
+
+TEST(grouped_copy_rechunks_exactly_and_resumes)
+{
+    /* time chunks to space chunks: each task writes a block of (3, 7) chunks covering
+     * whole (10, 50) source chunks */
+    int64_t shape[2] = {37, 123}, src[2] = {10, 50}, dst[2] = {3, 7};
+    zc_array *u, *s, *r;
+    CHECK_OK(zc_random_uniform(11, 2, shape, src, ZC_FLOAT64, 0, 1, &u));
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://group-copy", ZC_STORE_CREATE, &st));
+    zc_target ts = {st, "src", "lz4", 3}, tr = {st, "dst", "lz4", 3};
+    zc_spec sp = spec_mem(64);
+    CHECK_OK(zc_compute(&sp, 1, &u, &ts, NULL));
+    CHECK_OK(zc_from_zarr(st, "src", &s));
+    CHECK_OK(zc_rechunk(s, dst, &r));
+    char *pj = NULL;
+    CHECK_OK(zc_plan_json(&sp, 1, &r, &tr, &pj));
+    json_t *p = json_loads(pj, 0, NULL);
+    json_t *op = json_array_get(json_object_get(p, "operations"), 0), *cb = json_object_get(op, "copy_block");
+    CHECK(json_array_size(cb) == 2 && json_integer_value(json_array_get(cb, 0)) == 12 &&
+          json_integer_value(json_array_get(cb, 1)) == 56);
+    CHECK(json_integer_value(json_object_get(op, "tasks")) == 4 * 3); /* ceil(37/12) x ceil(123/56) */
+    json_decref(p);
+    zc_free(pj);
+    for (int resume = 0; resume < 2; resume++) {
+        sp.resume = resume;
+        zc_report *rep = NULL;
+        CHECK_OK(zc_compute(&sp, 1, &r, &tr, &rep));
+        char *rj = NULL;
+        CHECK_OK(zc_report_json(rep, &rj));
+        json_t *j = json_loads(rj, 0, NULL);
+        json_t *o = json_array_get(json_object_get(j, "operations"), 0);
+        CHECK(json_integer_value(json_object_get(o, "skipped")) == (resume ? 12 : 0)); /* all there the 2nd time */
+        CHECK(json_integer_value(json_object_get(o, "measured_mem")) <= json_integer_value(json_object_get(o, "projected_mem")));
+        json_decref(j);
+        zc_free(rj);
+        zc_report_free(rep);
+    }
+    zc_array *back;
+    CHECK_OK(zc_from_zarr(st, "dst", &back));
+    int64_t ch[2];
+    CHECK_OK(zc_array_info(back, NULL, NULL, ch, NULL));
+    CHECK(ch[0] == 3 && ch[1] == 7);
+    double *a = values(u, 37 * 123), *b = values(back, 37 * 123);
+    CHECK(!memcmp(a, b, 37 * 123 * sizeof(double)));
+    free(a);
+    free(b);
+    zc_array_release(back);
+    zc_array_release(r);
+    zc_array_release(s);
+    zc_array_release(u);
+    zc_store_close(st);
+}
