@@ -29,7 +29,7 @@ typedef struct {
     unsigned char *dst;
     size_t group;           /* units per task */
     unsigned char **scratch; /* per slot: one decoded unit */
-    unsigned char **arena;   /* per slot: the stored bytes of a group of inner chunks */
+    unsigned char **arena;   /* per slot: the stored bytes of a group (chunks: their likely size) */
     size_t *arena_cap;
     shard_set shards;       /* sharded arrays: indexes of touched shards */
     bool identity;          /* stored bytes are the decoded bytes (bytes codec only) */
@@ -90,7 +90,7 @@ static int read_group(void *vctx, size_t g, int slot)
     int64_t coords[GROUP_MAX][ZC_MAX_DIMS];
     int rc = 0;
     memset(reqs, 0, sizeof(store_req) * n);
-    size_t nreq = 0, arena_need = 0;
+    size_t nreq = 0, arena_need = 0, guess = a->rchunk_nbytes + a->rchunk_nbytes / 16 + 4096;
     size_t reqi[GROUP_MAX];
     for (size_t i = 0; i < n; i++) {
         int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
@@ -135,10 +135,12 @@ static int read_group(void *vctx, size_t g, int slot)
             }
         } else if (a->m.sharded) {
             arena_need += (size_t)reqs[nreq].length;
+        } else {
+            arena_need += guess; /* stored size unknown: room for the usual case */
         }
         reqi[i] = nreq++;
     }
-    if (arena_need) { /* sizes are known: one reused buffer for all, no allocation per chunk */
+    if (arena_need) { /* one reused buffer for the group, no allocation per chunk */
         if (arena_need > r->arena_cap[slot]) {
             zc__free(r->arena[slot]);
             r->arena_cap[slot] = 0;
@@ -147,13 +149,20 @@ static int read_group(void *vctx, size_t g, int slot)
         }
         size_t off = 0;
         for (size_t k = 0; k < nreq; k++) {
-            if (reqs[k].buf || reqs[k].length == STORE_TO_END) continue;
+            if (reqs[k].buf) continue;
+            size_t len = reqs[k].length == STORE_TO_END ? guess : (size_t)reqs[k].length;
             reqs[k].buf = r->arena[slot] + off;
-            reqs[k].buf_cap = (size_t)reqs[k].length;
-            off += (size_t)reqs[k].length;
+            reqs[k].buf_cap = len;
+            off += len;
         }
     }
     if (nreq && (rc = store_get_many(a->st, reqs, nreq)) < 0) goto out;
+    for (size_t k = 0; k < nreq; k++) /* whole objects larger than guessed: again, into their own buffer */
+        if (reqs[k].status == ZC_EINVAL && reqs[k].length == STORE_TO_END && reqs[k].buf) {
+            reqs[k].buf = NULL;
+            reqs[k].buf_cap = 0;
+            if ((rc = store_get_many(a->st, &reqs[k], 1)) < 0) goto out;
+        }
     for (size_t i = 0; i < n; i++) {
         int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
         bool whole;
