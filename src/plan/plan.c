@@ -15,7 +15,10 @@
 #include "plan/rechunk_plan.h"
 #include "zarr/zarr.h"
 
-#define TASK_BOOKKEEPING ((size_t)128 << 10)
+/* a task's fixed bookkeeping: small allocations (selection plans, chunk keys, request
+ * arrays of a batched read) and the growth of a memory store's index when its write
+ * adds a chunk (the bucket array doubles: 128 KiB at 16K chunks, measured) */
+#define TASK_BOOKKEEPING ((size_t)132 << 10)
 /* Writing a block holds, at its peak: the computed block, the chunk buffer the
  * write assembles, the encoded bytes (a buffer grown to a power of two: up to 2x)
  * and, for a memory store, the stored copy (measured: up to 4.3x the block). */
@@ -490,7 +493,7 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
         if (a->kind == NODE_MATMUL) linalg_fit(a, p->limit, stage_projection);
         s->projected = stage_projection(a);
         if (s->projected <= p->limit) group_copy(p, s);
-        if (s->target < 0) p->intermediate_bytes += (int64_t)(node_chunk_bytes(a) * (size_t)s->tasks);
+        if (s->target < 0) p->intermediate_bytes += (int64_t)(node_chunk_bytes(a) * (size_t)node_nblocks(a)); /* tasks may be groups */
         if (s->projected > p->limit) {
             rc = zc__err(ZC_EMEMBOUND,
                          "%s [%s] needs %.1f MB per task, more than the %.1f MB allowed (allowed_mem %.1f MB - "
