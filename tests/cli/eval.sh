@@ -220,7 +220,7 @@ expect_fail 2 "full() missing required argument 'fill_value'" eval 'full((2, 3))
 expect_fail 1 "at column 3: matmul: shapes (20, 30) and (20, 30) do not align" eval 'u @ u' --in u=$U -o $O
 expect_fail 2 "at column 3: operator '@' needs arrays, not an integer" eval 'u @ 2' --in u=$U -o $O
 expect_fail 2 "at column 8: concat(): arrays must be a non-empty tuple or list of arrays" eval 'concat(u)' --in u=$U -o $O
-expect_fail 2 "at column 1: function 'fft' is not available" eval 'fft(u)' --in u=$U -o $O
+expect_fail 2 "at column 1: function 'einsum' is not available" eval 'einsum(u)' --in u=$U -o $O
 expect_fail 2 "the expression gives a tuple, not an array" eval 'u, u' --in u=$U -o $O
 expect_fail 2 "integer result out of the 64-bit range" eval '2 ** 64 + u' --in u=$U -o $O
 expect_fail 2 "at column 3: division by zero" eval '1 / 0' -o $O
