@@ -76,20 +76,24 @@ static double **compute_all(zc_spec *s, int n, zc_array **arr, size_t len, const
     return out;
 }
 
-/* stages with a "group" field, and how many distinct groups */
+/* stages in groups of two or more (a first round over a fused input alone is a group
+ * of one: tiles instead of a block temporary), and how many such groups */
 static int grouped(json_t *plan, int *groups)
 {
     size_t k;
     json_t *o;
-    int n = 0, seen[64] = {0};
+    int n = 0, size[64] = {0};
     *groups = 0;
     json_array_foreach(json_object_get(plan, "operations"), k, o) {
         json_t *g = json_object_get(o, "group");
-        if (!g) continue;
-        n++;
-        int l = (int)json_integer_value(g);
-        if (l >= 0 && l < 64 && !seen[l]++) ++*groups;
+        int l = g ? (int)json_integer_value(g) : -1;
+        if (l >= 0 && l < 64) size[l]++;
     }
+    for (int l = 0; l < 64; l++)
+        if (size[l] > 1) {
+            n += size[l];
+            ++*groups;
+        }
     return n;
 }
 
@@ -388,4 +392,48 @@ TEST(grouped_copy_rechunks_exactly_and_resumes)
     zc_array_release(s);
     zc_array_release(u);
     zc_store_close(st);
+}
+
+TEST(single_fused_first_round_runs_in_tiles)
+{
+    /* mean(u*u) alone: a group of one (tiles, no block-sized temporary), within a
+     * memory limit just above the plan's largest projection */
+    int64_t shape[2] = {6, 262144}, chunks[2] = {2, 262144}; /* 4 MiB blocks */
+    zc_array *u, *m;
+    CHECK_OK(zc_random_uniform(12, 2, shape, chunks, ZC_FLOAT64, 0, 1, &u));
+    zc_array *uu = binop("multiply", u, u);
+    int axis = 0;
+    CHECK_OK(zc_reduce("mean", uu, &axis, 1, 0, 0, &m));
+    zc_spec s = spec_mem(64);
+    char *pj = NULL;
+    CHECK_OK(zc_plan_json(&s, 1, &m, NULL, &pj));
+    json_t *p = json_loads(pj, 0, NULL);
+    json_t *op0 = json_array_get(json_object_get(p, "operations"), 0);
+    CHECK(json_integer_value(json_object_get(op0, "group")) == 0);
+    size_t proj = 0; /* the largest task of the plan (the last round's, here) */
+    size_t k;
+    json_t *o;
+    json_array_foreach(json_object_get(p, "operations"), k, o) {
+        size_t q = (size_t)json_integer_value(json_object_get(o, "projected_mem"));
+        if (q > proj) proj = q;
+    }
+    json_decref(p);
+    zc_free(pj);
+    zc_spec tight = ZC_SPEC_INIT;
+    tight.allowed_mem = proj + 4096;
+    tight.reserved_mem = 0;
+    double *got = malloc(262144 * sizeof(double));
+    CHECK_OK(zc_compute_buffer(&tight, m, got, 262144 * sizeof(double), NULL));
+    double *U = values(u, 6 * 262144), err = 0;
+    for (size_t j = 0; j < 262144; j++) {
+        double a = 0;
+        for (size_t t = 0; t < 6; t++) a += U[t * 262144 + j] * U[t * 262144 + j];
+        err = fmax(err, fabs(a / 6 - got[j]));
+    }
+    CHECK(err < 1e-12);
+    free(U);
+    free(got);
+    zc_array_release(m);
+    zc_array_release(uu);
+    zc_array_release(u);
 }

@@ -387,16 +387,23 @@ static void group_reductions(plan *p)
                     !groupable(p, j, k))
                     continue;
                 m[n] = j;
-                int before = shared, now;
+                int before, now;
                 group_projection(p, m, n, &before);
                 if (group_projection(p, m, n + 1, &now) > p->limit || now == before) continue; /* no shared read */
                 n++;
                 grew = true;
             }
         }
-        if (n == 1) continue;
-        p->stages[k].projected = group_projection(p, m, n, &shared);
-        for (int i = 0; i < n; i++) p->stages[m[i]].group = k;
+        /* alone, a first round over a fused input still gains: tiles instead of a
+         * block-sized temporary */
+        const zc_array *in = p->stages[k].node->inputs[0];
+        if (n == 1 && !(in->kind == NODE_EW && in->stage < 0)) continue;
+        size_t gp = group_projection(p, m, n, &shared);
+        if (n == 1 && gp > p->stages[k].projected) continue; /* never worse than the stage alone */
+        for (int i = 0; i < n; i++) {
+            p->stages[m[i]].group = k;
+            p->stages[m[i]].projected = gp; /* the task that computes it */
+        }
     }
 }
 
@@ -494,6 +501,12 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
         s->projected = stage_projection(a);
         if (s->projected <= p->limit) group_copy(p, s);
         if (s->target < 0) p->intermediate_bytes += (int64_t)(node_chunk_bytes(a) * (size_t)node_nblocks(a)); /* tasks may be groups */
+    }
+    /* a grouped reduction runs in its group's tasks: the group's projection is what counts */
+    group_reductions(p);
+    for (int k = 0; k < p->nstages; k++) {
+        plan_stage *s = &p->stages[k];
+        zc_array *a = s->node;
         if (s->projected > p->limit) {
             rc = zc__err(ZC_EMEMBOUND,
                          "%s [%s] needs %.1f MB per task, more than the %.1f MB allowed (allowed_mem %.1f MB - "
@@ -504,7 +517,6 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
             goto out;
         }
     }
-    group_reductions(p);
 out:
     zc__free(l.v);
     zc__free(l.consumers);
