@@ -435,8 +435,11 @@ TEST(zarr_uncompressed_reads_only_the_range)
     exercise(c, &r, 0);
     exercise(f, &r, 0);
     zc_zarr_io_stats_t s0, s1;
-    /* one element: 4 bytes read from a 7424-byte chunk; two rows: from the first to the last byte */
+    /* one element: 4 bytes read from a 7424-byte chunk; two short pieces of two
+     * rows: one range each; two long pieces: one range from the first to the last byte */
     zc_range one[3] = {{5, 6, 1}, {20, 21, 1}, {3, 4, 1}}, rows[3] = {{5, 6, 1}, {20, 22, 1}, {1, 3, 1}};
+    zc_range long_rows[3] = {{5, 6, 1}, {20, 22, 1}, {0, 20, 1}};
+    int32_t lv[40], lwant[40];
     int32_t v[4], want[4];
     CHECK_OK(zc_zarr_io_stats(c, &s0));
     CHECK_OK(zc_zarr_read(c, one, v, 4));
@@ -446,9 +449,14 @@ TEST(zarr_uncompressed_reads_only_the_range)
     CHECK(v[0] == want[0]);
     CHECK_OK(zc_zarr_read(c, rows, v, 16));
     CHECK_OK(zc_zarr_io_stats(c, &s0));
-    CHECK(s0.bytes_read - s1.bytes_read == (29 + 2) * 4);
+    CHECK(s0.bytes_read - s1.bytes_read == 2 * 2 * 4);
     ref_extract(&r, rows, (unsigned char *)want);
     CHECK(!memcmp(v, want, 16));
+    CHECK_OK(zc_zarr_read(c, long_rows, lv, sizeof lv));
+    CHECK_OK(zc_zarr_io_stats(c, &s1));
+    CHECK(s1.bytes_read - s0.bytes_read == (29 + 20) * 4);
+    ref_extract(&r, long_rows, (unsigned char *)lwant);
+    CHECK(!memcmp(lv, lwant, sizeof lv));
     /* order F is a transpose: the whole chunk */
     CHECK_OK(zc_zarr_io_stats(f, &s0));
     CHECK_OK(zc_zarr_read(f, one, v, 4));
@@ -481,6 +489,8 @@ static void wrong_size_cases(const char *url)
     for (int k = 0; k < 3; k++) {
         CHECK_OK(store_put(st, "w/0.0.0", big, lens[k]));
         CHECK_ERR(zc_zarr_read(a, part, v, sizeof v), ZC_ECORRUPT, "w/0.0.0");
+        zc_range apart[3] = {{1, 3, 1}, {3, 4, 1}, {0, 2, 1}}; /* two ranges far apart */
+        CHECK_ERR(zc_zarr_read(a, apart, v, 16), ZC_ECORRUPT, "w/0.0.0");
         zc_range whole[3] = {{0, 4, 1}, {0, 16, 1}, {0, 29, 1}};
         CHECK_ERR(zc_zarr_read(a, whole, buf, chunk), ZC_ECORRUPT, "w/0.0.0");
         CHECK_ERR(zc_zarr_read(a, NULL, buf, all), ZC_ECORRUPT, "w/0.0.0");

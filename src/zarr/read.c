@@ -21,6 +21,7 @@
 
 #define GROUP_MAX 64
 #define GROUP_BYTES ((size_t)12 << 20)
+#define MAX_RANGES 8 /* byte ranges per uncompressed unit */
 #define KEY_LEN 1024
 
 typedef struct {
@@ -75,6 +76,43 @@ static void sel_extent(const zarr_sel *s, int64_t src_off, const int64_t *sstrid
     *hi = (size_t)last + isz;
 }
 
+/* The slabs of the outermost selected dimension of a unit: how many, their
+ * distance and the bytes each spans. */
+static void slabs(const zarr_sel *s, const int64_t *sstride, const int64_t *count, size_t isz, int64_t *n,
+                  int64_t *step, size_t *ext)
+{
+    int d0 = 0;
+    while (d0 < s->ndim - 1 && count[d0] == 1) d0++;
+    *n = s->ndim ? count[d0] : 1;
+    *step = s->ndim ? sstride[d0] : 0;
+    *ext = isz;
+    for (int d = d0 + 1; d < s->ndim; d++) *ext += (size_t)((count[d] - 1) * sstride[d]);
+}
+
+/* Status of the byte ranges of an uncompressed unit: a chunk of another size
+ * (or a range past its end) is corrupt. */
+static int check_ranges(const read_ctx *r, const store_req *q, size_t nq)
+{
+    const zc_zarr *a = r->a;
+    for (size_t k = 0; k < nq; k++) {
+        if (!a->m.sharded && (q[k].status == ZC_ERANGE || (q[k].status == 0 && q[k].total &&
+                                                          q[k].total != a->rchunk_nbytes)))
+            return zc__err(ZC_ECORRUPT, "array '%s': chunk '%s' has %llu bytes, expected %zu (uncompressed)",
+                           a->path, q[k].key, (unsigned long long)q[k].total, a->rchunk_nbytes);
+        if (q[k].status == ZC_ERANGE)
+            return zc__err(ZC_ECORRUPT, "array '%s': shard '%s' ends before the inner chunk its index places at "
+                           "byte offset %llu (%llu bytes)", a->path, q[k].key, (unsigned long long)q[k].offset,
+                           (unsigned long long)q[k].length);
+        if (q[k].status == ZC_ENOENT && k > 0)
+            return zc__err(ZC_ECORRUPT, "array '%s': chunk '%s' vanished while being read", a->path, q[k].key);
+        if (q[k].status < 0) return zc__err_wrap(q[k].status, "array '%s': reading '%s'", a->path, q[k].key);
+        if (q[k].size != q[k].length)
+            return zc__err(ZC_ECORRUPT, "array '%s': '%s' gave %zu bytes at offset %llu, expected %llu", a->path,
+                           q[k].key, q[k].size, (unsigned long long)q[k].offset, (unsigned long long)q[k].length);
+    }
+    return 0;
+}
+
 static int read_group(void *vctx, size_t g, int slot)
 {
     read_ctx *r = vctx;
@@ -83,15 +121,14 @@ static int read_group(void *vctx, size_t g, int slot)
     size_t t0 = g * r->group, t1 = t0 + r->group;
     if (t1 > s->nchunks) t1 = s->nchunks;
     size_t n = t1 - t0;
-    store_req reqs[GROUP_MAX];
+    store_req reqs[GROUP_MAX * MAX_RANGES];
     char keys[GROUP_MAX][KEY_LEN];
     bool skip[GROUP_MAX]; /* no request: empty inner chunk or absent shard */
     size_t lo[GROUP_MAX], hi[GROUP_MAX]; /* bytes of the decoded unit the selection needs */
     int64_t coords[GROUP_MAX][ZC_MAX_DIMS];
     int rc = 0;
-    memset(reqs, 0, sizeof(store_req) * n);
     size_t nreq = 0, arena_need = 0, guess = a->rchunk_nbytes + a->rchunk_nbytes / 16 + 4096;
-    size_t reqi[GROUP_MAX];
+    size_t reqi[GROUP_MAX], nranges[GROUP_MAX]; /* a unit's requests: reqi[i] .. + nranges[i] */
     for (size_t i = 0; i < n; i++) {
         int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
         bool whole;
@@ -129,6 +166,22 @@ static int read_group(void *vctx, size_t g, int slot)
                 reqs[nreq].buf = r->dst + dst_off;
                 reqs[nreq].buf_cap = a->rchunk_nbytes;
             } else {
+                int64_t nslab, step;
+                size_t ext;
+                slabs(s, sstride, count, a->m.dtype.size, &nslab, &step, &ext);
+                if (nslab > 1 && nslab <= MAX_RANGES && (size_t)step >= 2 * ext) {
+                    /* far apart: one range per slab (the store reads adjacent ones at once) */
+                    for (int64_t k = 0; k < nslab; k++) {
+                        reqs[nreq + (size_t)k] = reqs[nreq];
+                        reqs[nreq + (size_t)k].offset = base + lo[i] + (uint64_t)(k * step);
+                        reqs[nreq + (size_t)k].length = ext;
+                    }
+                    arena_need += (size_t)nslab * ext;
+                    reqi[i] = nreq;
+                    nranges[i] = (size_t)nslab;
+                    nreq += (size_t)nslab;
+                    continue;
+                }
                 reqs[nreq].offset = base + lo[i];
                 reqs[nreq].length = hi[i] - lo[i];
                 arena_need += hi[i] - lo[i];
@@ -138,6 +191,7 @@ static int read_group(void *vctx, size_t g, int slot)
         } else {
             arena_need += guess; /* stored size unknown: room for the usual case */
         }
+        nranges[i] = 1;
         reqi[i] = nreq++;
     }
     if (arena_need) { /* one reused buffer for the group, no allocation per chunk */
@@ -175,11 +229,23 @@ static int read_group(void *vctx, size_t g, int slot)
             continue;
         }
         bool direct = whole && contiguous_in_dst(s, count);
-        if (r->identity && !a->m.sharded && (q->status == ZC_ERANGE || (q->status == 0 && q->total &&
-                                                                       q->total != a->rchunk_nbytes))) {
-            rc = zc__err(ZC_ECORRUPT, "array '%s': chunk '%s' has %llu bytes, expected %zu (uncompressed)",
-                         a->path, q->key, (unsigned long long)q->total, a->rchunk_nbytes);
-            goto out;
+        if (r->identity) {
+            if ((rc = check_ranges(r, q, nranges[i])) < 0) goto out;
+            atomic_fetch_add(&a->chunks_read, 1);
+            for (size_t k = 0; k < nranges[i]; k++) {
+                atomic_fetch_add(&a->bytes_read, (int64_t)q[k].size);
+                if (direct) continue;
+                int64_t cnt[ZC_MAX_DIMS], d0 = 0;
+                memcpy(cnt, count, sizeof(int64_t) * (size_t)s->ndim);
+                if (nranges[i] > 1) {
+                    while (cnt[d0] == 1) d0++;
+                    cnt[d0] = 1;
+                }
+                int64_t off = src_off - (int64_t)lo[i]; /* range k starts at slab k's first byte */
+                zarr_copy_nd(r->dst + dst_off + (nranges[i] > 1 ? (int64_t)k * s->ostride[d0] : 0), s->ostride,
+                             (unsigned char *)q[k].data + off, sstride, cnt, s->ndim, a->m.dtype.size);
+            }
+            continue;
         }
         if (q->status == ZC_ERANGE) { /* only byte ranges of shards are requested */
             rc = zc__err(ZC_ECORRUPT, "array '%s': shard '%s' ends before the inner chunk its index places at "
@@ -193,17 +259,6 @@ static int read_group(void *vctx, size_t g, int slot)
         }
         atomic_fetch_add(&a->chunks_read, 1);
         atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
-        if (r->identity) {
-            if (q->size != (direct ? a->rchunk_nbytes : hi[i] - lo[i])) {
-                rc = zc__err(ZC_ECORRUPT, "array '%s': '%s' gave %zu bytes at offset %llu, expected %llu", a->path,
-                             q->key, q->size, (unsigned long long)q->offset, (unsigned long long)q->length);
-                goto out;
-            }
-            if (!direct)
-                zarr_copy_nd(r->dst + dst_off, s->ostride, (unsigned char *)q->data + (src_off - (int64_t)lo[i]),
-                             sstride, count, s->ndim, a->m.dtype.size);
-            continue;
-        }
         unsigned char *target;
         if (direct) {
             target = r->dst + dst_off;
