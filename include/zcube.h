@@ -759,10 +759,10 @@ ZC_API int zc_plan_run(const char *path, int op, int64_t first, int64_t last, in
  * block by block (FFTW plans are made once per shape and reused by every task).
  * A longer axis uses the four-step (Bailey) algorithm built from the engine's
  * reshape, rechunk and FFT nodes, so tasks stay within allowed_mem for any
- * length that factors: an axis of length N = N1·N2 costs about three rechunks
- * (transposes) and two transform passes over storage. A prime length too long
- * for one task fails with ZC_EMEMBOUND naming the length and the memory a line
- * needs (pad it with n= to a composite length). Since allowed_mem is only known
+ * length: an axis of length N = N1·N2 costs about three rechunks (transposes)
+ * and two transform passes over storage; a prime length too long for one task
+ * goes through Bluestein's algorithm (a convolution of length 2^p >= 2N-1 done
+ * by three such transforms: about three times the work). Since allowed_mem is only known
  * when computing, the FFT functions size their tasks from zc_fft_set_memory
  * (default: ZC_SPEC_INIT's 2 GiB - 64 MiB).
  */

@@ -299,7 +299,7 @@ TEST(four_step_matches_direct_dft)
     set_fft_memory((size_t)2 << 30);
 }
 
-TEST(four_step_recurses_and_uses_twiddle_nodes)
+TEST(four_step_recurses_and_bluestein_for_primes)
 {
     /* line budget 16: 4096 = 64 × 64 and each 64 = 8 × 8 again */
     set_fft_memory((size_t)16 * 16 * 12 * 8 / 7 + 1);
@@ -318,14 +318,21 @@ TEST(four_step_recurses_and_uses_twiddle_nodes)
     CHECK(json && strstr(json, "twiddle"));
     zc_free(json);
     zc_array_release(f);
-    /* a prime too long for a task is refused, naming the length */
+    /* a prime too long for a task goes through Bluestein (a convolution of length
+     * 8192 by three four-step transforms); 4100 = 100 × 41 has a prime factor over 16 */
+    int64_t ps[3] = {1, 2, 4099}, pc[3] = {1, 1, 1000};
+    e = check_one(K_FFT, ZC_COMPLEX128, ps, pc, 2, -1, "ortho");
+    printf("Bluestein 4099: rel err %g\n", e);
+    CHECK(e < 1e-12);
+    e = check_one(K_IFFT, ZC_COMPLEX128, ps, pc, 2, 4100, NULL);
+    printf("four-step 4100 = 100 x 41 with Bluestein for 41: rel err %g\n", e);
+    CHECK(e < 1e-12);
+    e = check_one(K_IHFFT, ZC_FLOAT64, (int64_t[]){1, 1, 1031}, pc, 2, -1, "forward");
+    printf("ihfft through Bluestein 1031: rel err %g\n", e);
+    CHECK(e < 1e-12);
     zc_array *p;
     CHECK_OK(zc_full(1, (int64_t[]){4099}, NULL, ZC_COMPLEX128, 1, &p));
-    CHECK_ERR(zc_fft_fft(p, -1, 0, NULL, &f), ZC_EMEMBOUND, "length 4099");
-    /* ... or whose factors are: 4100 = 100 × 41, 41 > 16 */
-    CHECK_ERR(zc_fft_fft(p, 4100, 0, NULL, &f), ZC_EMEMBOUND, "length 41 ");
-    /* ... unless cut or padded to a length that factors */
-    CHECK_OK(zc_fft_fft(p, 4096, 0, NULL, &f));
+    CHECK_OK(zc_fft_fft(p, -1, 0, NULL, &f));
     zc_array_release(f);
     zc_array_release(p);
     zc_array_release(a);

@@ -15,9 +15,9 @@
  *
  * each FFT of length N1 or N2 being again in-core or four-step (recursion). The
  * rechunks in between are the engine's (multistage when needed), so every task
- * stays within the bound for any length that factors. A length that cannot be
- * split (a prime too long for one task) fails with ZC_EMEMBOUND naming the
- * length and the memory one line needs. Real transforms too long for a task go
+ * stays within the bound for any length. A length that cannot be split (a prime
+ * too long for one task) goes through Bluestein's algorithm: a convolution of
+ * length 2^p >= 2N-1 by three four-step transforms. Real transforms too long for a task go
  * through the complex one (rfft: keep the first N/2+1 outputs; irfft: rebuild
  * the Hermitian spectrum with slices, flip, conj and concat, then take the real
  * part).
@@ -194,7 +194,8 @@ static int fft_node(zc_array *x, int axis, const fft_params *fp, zc_array **out)
 }
 
 /* Twiddle (and scale) on its own, after a four-step sub-transform. */
-static int twiddle_node(zc_array *x, int axis, int tw_dim, int64_t tw_n, int sign, zc_array **out)
+static int twiddle_node(zc_array *x, int axis, int tw_dim, int64_t tw_n, int sign, double scale, int conj,
+                        zc_array **out)
 {
     int rc = node_new(NODE_FFT, x->ndim, x->shape, x->chunks, x->dtype, 1, &x, out);
     if (rc < 0) return rc;
@@ -202,7 +203,8 @@ static int twiddle_node(zc_array *x, int axis, int tw_dim, int64_t tw_n, int sig
     a->p.fft.axis = axis;
     a->p.fft.kind = FFTK_NONE;
     a->p.fft.n = x->shape[axis];
-    a->p.fft.scale = 1;
+    a->p.fft.scale = scale;
+    a->p.fft.conj_out = conj;
     a->p.fft.tw_dim = tw_dim;
     a->p.fft.tw_n = tw_n;
     a->p.fft.tw_sign = sign;
@@ -223,18 +225,67 @@ static int64_t split_of(int64_t n)
 static int c2c_axis(zc_array *x, int axis, int inverse, double scale, int conj_out, int tw_dim, int64_t tw_n,
                     int tw_sign, zc_array **out);
 
+static int getitem_axis(zc_array *x, int axis, int64_t start, int64_t stop, zc_array **out)
+{
+    zc_index idx[ZC_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++) idx[d] = (zc_index){.kind = ZC_IDX_SLICE, .step = 1};
+    idx[axis] = (zc_index){.kind = ZC_IDX_SLICE, .start = start, .stop = stop, .step = 1, .has_start = 1, .has_stop = 1};
+    return zc_getitem(x, idx, x->ndim, out);
+}
+
+/*
+ * Bluestein's algorithm for a prime length N too long for a task: with the chirp
+ * c_m = exp(∓πi·m²/N), X_k = c_k · Σ_n (x_n c_n)·conj(c_{k-n}), a circular
+ * convolution of length M = 2^p >= 2N-1 done with three transforms of length M
+ * (four-step themselves): X = c · ifft(fft(pad(x·c)) · fft(b))[:N], where b holds
+ * conj(c_m) at m and M-m. Every step is an engine node: memory bounded.
+ */
+static int bluestein(zc_array *x, int axis, int inverse, double scale, int conj_out, zc_array **out)
+{
+    int64_t N = x->shape[axis], M = 1;
+    while (M < 2 * N - 1) M *= 2;
+    int sign = inverse ? 1 : -1, nd = x->ndim;
+    zc_array *a = NULL, *ap = NULL, *fa = NULL, *one = NULL, *c = NULL, *tail = NULL, *ft = NULL, *z = NULL,
+             *b = NULL, *fb = NULL, *pr = NULL, *cv = NULL, *r = NULL;
+    int64_t sh[ZC_MAX_DIMS], ch[ZC_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {
+        sh[d] = d == axis ? N : 1;
+        ch[d] = d == axis ? (int64_t)(block_target() / x->itemsize) : 1; /* blocks within the task budget */
+        if (ch[d] < 1) ch[d] = 1;
+    }
+    int rc;
+    /* a = x·c zero-padded to M, and its transform */
+    if ((rc = twiddle_node(x, axis, axis, 2 * N, sign, 1.0, 0, &a)) < 0) goto out;
+    if ((rc = fit_length(a, axis, M, &ap)) < 0) goto out;
+    if ((rc = c2c_axis(ap, axis, 0, 1.0, 0, -1, 0, 0, &fa)) < 0) goto out;
+    /* b = [conj(c_0..c_{N-1}), 0 ..., conj(c_{N-1}..c_1)] (size 1 off the axis), and its transform */
+    if ((rc = zc_full(nd, sh, ch, x->dtype, 1, &one)) < 0) goto out;
+    if ((rc = twiddle_node(one, axis, axis, 2 * N, -sign, 1.0, 0, &c)) < 0) goto out;
+    if ((rc = getitem_axis(c, axis, 1, N, &tail)) < 0 || (rc = zc_flip(tail, &axis, 1, &ft)) < 0) goto out;
+    sh[axis] = M - 2 * N + 1;
+    if ((rc = zc_full(nd, sh, ch, x->dtype, 0, &z)) < 0) goto out;
+    zc_array *parts[3] = {c, z, ft};
+    if ((rc = zc_concat(3, parts, axis, &b)) < 0) goto out;
+    if ((rc = c2c_axis(b, axis, 0, 1.0, 0, -1, 0, 0, &fb)) < 0) goto out;
+    /* the convolution, its first N values, times the chirp (conj_out: conjugated first) */
+    zc_array *ab[2] = {fa, fb};
+    if ((rc = zc_elementwise("multiply", 2, ab, &pr)) < 0) goto out;
+    if ((rc = c2c_axis(pr, axis, 1, 1.0 / (double)M, 0, -1, 0, 0, &cv)) < 0) goto out;
+    if ((rc = getitem_axis(cv, axis, 0, N, &r)) < 0) goto out;
+    rc = twiddle_node(r, axis, axis, 2 * N, conj_out ? -sign : sign, scale, conj_out, out);
+out:
+    zc_array_release(a); zc_array_release(ap); zc_array_release(fa); zc_array_release(one);
+    zc_array_release(c); zc_array_release(tail); zc_array_release(ft); zc_array_release(z);
+    zc_array_release(b); zc_array_release(fb); zc_array_release(pr); zc_array_release(cv);
+    zc_array_release(r);
+    return rc;
+}
+
 /* Four-step complex transform of the whole axis (length N = x->shape[axis]). */
 static int four_step(zc_array *x, int axis, int inverse, double scale, int conj_out, zc_array **out)
 {
     int64_t N = x->shape[axis], N1 = split_of(N), N2 = N / N1;
-    if (N1 == 1) {
-        double mb = (double)N * (double)(x->itemsize) * FFT_LINE_FACTOR / 1e6;
-        return zc__err(ZC_EMEMBOUND,
-                       "fft: length %lld along axis %d is prime and too long for one task: a line needs about %.3g MB "
-                       "(the budget is %.3g MB); raise allowed_mem (zc_fft_set_memory) or pad to a composite length "
-                       "with n=",
-                       (long long)N, axis, mb, (double)atomic_load(&fft_budget) / 1e6);
-    }
+    if (N1 == 1) return bluestein(x, axis, inverse, scale, conj_out, out);
     if (x->ndim + 1 > ZC_MAX_DIMS)
         return zc__err(ZC_EUNSUPPORTED, "fft: the four-step algorithm needs one more dimension than the %d allowed",
                        ZC_MAX_DIMS);
@@ -285,7 +336,7 @@ static int c2c_axis(zc_array *x, int axis, int inverse, double scale, int conj_o
     if (tw_dim < 0) return four_step(x, axis, inverse, scale, conj_out, out);
     zc_array *y;
     ZC_TRY(four_step(x, axis, inverse, scale, conj_out, &y));
-    int rc = twiddle_node(y, axis, tw_dim, tw_n, tw_sign, out);
+    int rc = twiddle_node(y, axis, tw_dim, tw_n, tw_sign, 1.0, 0, out);
     zc_array_release(y);
     return rc;
 }

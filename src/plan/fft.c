@@ -125,14 +125,16 @@ static int none_region(zc_array *a, const zc_range *sel, unsigned char *out)
     geometry(a, sel, &g);
     bool single = is_single(a->dtype);
     int ax = a->p.fft.axis, td = a->p.fft.tw_dim;
-    double s = a->p.fft.scale;
+    double s = a->p.fft.scale, cj = a->p.fft.conj_out ? -1 : 1;
     for (int64_t o = 0; o < g.O; o++)
         for (int64_t q = 0; q < g.K; q++) {
             int64_t k = sel[ax].start + q * sel[ax].step;
             for (int64_t i = 0; i < g.I; i++) {
                 size_t e = (size_t)((o * g.K + q) * g.I + i) * 2;
-                double re = ld(out, e, single), im = ld(out, e + 1, single), wr = 1, wi = 0;
-                if (td >= 0) twiddle(k, line_coord(a, sel, o, i, td), a->p.fft.tw_n, a->p.fft.tw_sign, &wr, &wi);
+                double re = ld(out, e, single), im = cj * ld(out, e + 1, single), wr = 1, wi = 0;
+                /* tw_dim == axis: the chirp exp(sign·2πi·k²/tw_n) of Bluestein's algorithm */
+                if (td >= 0)
+                    twiddle(k, td == ax ? k : line_coord(a, sel, o, i, td), a->p.fft.tw_n, a->p.fft.tw_sign, &wr, &wi);
                 st(out, e, s * (re * wr - im * wi), single);
                 st(out, e + 1, s * (re * wi + im * wr), single);
             }
@@ -328,7 +330,7 @@ int fftn_from_json(const json_t *o, zc_array *a)
     if (p->axis < 0 || p->axis >= a->ndim || in->ndim != a->ndim || p->kind < 0 || p->kind > FFTK_NONE ||
         (p->kind != FFTK_NONE && (p->n < 1 || p->n > INT32_MAX ||
                                   a->shape[p->axis] != fftk_out_len((fftk_kind)p->kind, p->n))) ||
-        (p->tw_dim >= 0 && (p->tw_dim >= a->ndim || p->tw_dim == p->axis || p->tw_n < 1)) || p->tw_dim < -1)
+        (p->tw_dim >= 0 && (p->tw_dim >= a->ndim || (p->tw_dim == p->axis && p->kind != FFTK_NONE) || p->tw_n < 1)) || p->tw_dim < -1)
         return zc__err(ZC_EFORMAT, "plan: fft node: parameters do not fit its shape");
     for (int d = 0; d < a->ndim; d++)
         if (d != p->axis && in->shape[d] != a->shape[d])

@@ -8,7 +8,9 @@
  *        part of the axis. After the transform every element may be conjugated,
  *        scaled and multiplied by a four-step twiddle factor
  *        exp(tw_sign·2πi·(k·j mod tw_n)/tw_n), k = index along the axis, j =
- *        index along tw_dim. Kind FFTK_NONE applies only the twiddle (and scale).
+ *        index along tw_dim. Kind FFTK_NONE applies only the twiddle (and scale,
+ *        conjugating its input first when conj_out is set); there tw_dim may be
+ *        the axis itself: j = k, the chirp exp(tw_sign·2πi·k²/tw_n) of Bluestein.
  *
  * Input dtype: complex for c2c/c2r/none, real float for r2c, of the output's
  * precision (ops/fft.c converts first). */

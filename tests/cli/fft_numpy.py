@@ -10,7 +10,7 @@ single precision; NumPy 1.x computes those in double) and values within
 1e-12 (float64) / 1e-5 (float32) of max |NumPy|.
 
 A case may force the four-step algorithm with --allowed-mem small enough that
-the axis does not fit in a task.
+the axis does not fit in a task (and Bluestein's, for primes 40009 and 20011).
 
 Usage: /usr/bin/python3 fft_numpy.py ZCUBE WORKDIR SEED [NRANDOM]
 Prints one line per failure and a last line "N cases, F failed"; exit 1 on failure.
@@ -141,7 +141,8 @@ for _ in range(NRANDOM):
 # ---------------------------------------------------------------- four-step (axis longer than a task)
 # --allowed-mem 2MB: reserved 256 KiB, a line of at most ~9000 complex128 per task
 for n, f, dtype in ((60000, "fft", "complex128"), (2 ** 15 * 3, "ifft", "complex128"), (50000, "rfft", "float64"),
-                    (40001, "irfft", "complex128"), (65536, "fft", "complex64")):
+                    (40001, "irfft", "complex128"), (65536, "fft", "complex64"), (40009, "fft", "complex128"),
+                    (20011, "ihfft", "float64")):
     x = rand_array((n,), dtype)
     expr = f"{f}(t)" if f != "irfft" else "irfft(t, n=80000)"
     run_case(expr, x, (4096,), mem="2MB")
