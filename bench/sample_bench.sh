@@ -25,6 +25,8 @@
 #   BENCH_THREADS   zcube thread counts to try (default "1 2 4"); best kept
 #   BENCH_REPS      rounds of (decode-only, zcube, zarr-python) at the best
 #                   thread counts after the sweeps, best of each kept (default 3)
+#   BENCH_NICE      run zcube, the decode-only pass and zarr-python under
+#                   `nice -n BENCH_NICE` (all three alike; unset = normal priority)
 #   BENCH_DIR       data folder (default: new under /tmp, removed unless BENCH_KEEP=1;
 #                   an existing BENCH_DIR with data is reused)
 #
@@ -48,6 +50,8 @@ nbatches=${BENCH_BATCHES:-40}
 threads_list=${BENCH_THREADS:-1 2 4}
 reps=${BENCH_REPS:-3}
 py=/usr/bin/python3
+run=()
+[[ -n ${BENCH_NICE:-} ]] && run=(nice -n "$BENCH_NICE")
 seed=12345
 window=4,128,128,10
 batch=32
@@ -109,7 +113,7 @@ for case in lz4 tiny; do
     done
 
     log "$case: zarr-python, threads 1,2,4,8 ($((ref_batches * batch)) crops)"
-    $py "$root/bench/sample_ref.py" time "$data" "$case" "$odir" --window $window --check 1 | grep -v '"best"' \
+    "${run[@]}" $py "$root/bench/sample_ref.py" time "$data" "$case" "$odir" --window $window --check 1 | grep -v '"best"' \
         > "$data/ref_$case.jsonl"
     cat "$data/ref_$case.jsonl" >&2
     $py "$root/bench/sample_ref.py" decode "$data" "$case" > "$data/decode_py_$case.json"
@@ -118,7 +122,7 @@ for case in lz4 tiny; do
     log "$case: zcube, threads $threads_list ($((nbatches * batch)) crops)"
     : > "$data/zc_$case.jsonl"
     zc_run() {
-        "$zc" sample "$arr" --window $window --batch $batch --batches "$nbatches" --seed $seed \
+        "${run[@]}" "$zc" sample "$arr" --window $window --batch $batch --batches "$nbatches" --seed $seed \
             --threads "$1" --prefetch 2 --bench | tee -a "$data/zc_$case.jsonl" >&2
     }
     for t in $threads_list; do zc_run "$t"; done
@@ -131,9 +135,9 @@ for case in lz4 tiny; do
     : > "$data/decode_$case.jsonl"
     for ((r = 0; r < reps; r++)); do
         log "$case: round $((r + 1))/$reps: decode-only, zcube --threads $tz, zarr-python $tp threads"
-        "$dec" "$data/$case.zarr" 4000 | tee -a "$data/decode_$case.jsonl" >&2
+        "${run[@]}" "$dec" "$data/$case.zarr" 4000 | tee -a "$data/decode_$case.jsonl" >&2
         zc_run "$tz"
-        $py "$root/bench/sample_ref.py" time "$data" "$case" "$odir" --window $window --check 0 --threads "$tp" |
+        "${run[@]}" $py "$root/bench/sample_ref.py" time "$data" "$case" "$odir" --window $window --check 0 --threads "$tp" |
             grep -v '"best"' | tee -a "$data/ref_$case.jsonl" >&2
     done
 
