@@ -281,7 +281,7 @@ TEST(eval_errors)
     CHECK(fails(&e, "vecdot(u, k[:6])", "vecdot: shapes (6, 10) and (6,) differ along axis -1", 1));
     CHECK(fails(&e, "k.T + (1).T", "'.T' applies to arrays, not an integer", 0));
     CHECK(fails(&e, "squeeze(u, 0)", "squeeze", 1));
-    CHECK(fails(&e, "linalg.svd(u)", "function 'linalg.svd' is not available", 0));
+    CHECK(fails(&e, "linalg.eigh(u)", "function 'linalg.eigh' is not available", 0));
     CHECK(fails(&e, "sum", "'sum' is a function: call it, as in sum(...)", 0));
     CHECK(fails(&e, "u.real", "attribute access ('.real') is not supported", 0));
     CHECK(fails(&e, "(u + 1)(2)", "only named functions can be called", 0));
@@ -290,7 +290,7 @@ TEST(eval_errors)
     CHECK(fails(&e, "u[u > 1]", "indexing with an array is not supported", 0));
     CHECK(fails(&e, "u[1.5]", "an index must be a slice, an integer, None or ..., not a float", 0));
     CHECK(fails(&e, "u[::0]", "slice step cannot be zero", 0));
-    CHECK(fails(&e, "(1, 2)[0]", "only arrays can be indexed, not a tuple", 0));
+    CHECK(fails(&e, "'abc'[0]", "only arrays can be indexed, not a string", 0));
     CHECK(fails(&e, "zeros((2, -1))", "at column 11: shape: negative dimension -1", 0));
     CHECK(fails(&e, "zeros(2.0)", "shape must be an integer, got the float 2", 0));
     CHECK(fails(&e, "ones((2, 3), chunks=(1,))", "chunks has 1 entry but the array has 2 dimensions", 0));
@@ -310,7 +310,7 @@ TEST(eval_errors)
     CHECK(fails(&e, "1.5 & 1", "operator '&' needs integers", 0));
     CHECK(fails(&e, "0 ** -1", "0 cannot be raised to a negative power", 0));
     CHECK(fails(&e, "5 % 0", "modulo by zero", 0));
-    CHECK(fails(&e, "(u, k)", "the expression gives a tuple, not an array", 0));
+    CHECK(fails(&e, "(u, k)", "the expression gives a tuple of 2 values, not an array", 0));
     CHECK(fails(&e, "'float32'", "gives a string", 0));
     CHECK(fails(&e, "float32", "gives a dtype", 0));
     /* failures the library reports: status set */

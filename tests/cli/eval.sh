@@ -221,7 +221,7 @@ expect_fail 1 "at column 3: matmul: shapes (20, 30) and (20, 30) do not align" e
 expect_fail 2 "at column 3: operator '@' needs arrays, not an integer" eval 'u @ 2' --in u=$U -o $O
 expect_fail 2 "at column 8: concat(): arrays must be a non-empty tuple or list of arrays" eval 'concat(u)' --in u=$U -o $O
 expect_fail 2 "at column 1: function 'einsum' is not available" eval 'einsum(u)' --in u=$U -o $O
-expect_fail 2 "the expression gives a tuple, not an array" eval 'u, u' --in u=$U -o $O
+expect_fail 2 "the expression gives a tuple of 2 values, not an array" eval 'u, u' --in u=$U -o $O
 expect_fail 2 "integer result out of the 64-bit range" eval '2 ** 64 + u' --in u=$U -o $O
 expect_fail 2 "at column 3: division by zero" eval '1 / 0' -o $O
 expect_fail 2 "unknown data type 'float128'" eval 'astype(u, "float128")' --in u=$U -o $O
