@@ -250,10 +250,14 @@ TEST(matmul_dtypes)
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) check_matmul(ts[i], sa, ca, sb, cb);
     /* integers wrap (int8: 100*100*23 overflows) the same way whatever the chunks */
     shp la = {2, {3, 400}}, lb = {2, {400, 2}};
-    int64_t c1[2] = {3, 7}, c2[2] = {9, 2};
+    int64_t c1[2] = {3, 7}, c2[2] = {7, 2}, c3[2] = {9, 2}; /* c2: split into partial products; c3: not */
     check_matmul(ZC_INT8, la, c1, lb, c2);
     check_matmul(ZC_INT64, la, c1, lb, c2);
     check_matmul(ZC_BOOL, la, c1, lb, c2);
+    check_matmul(ZC_UINT8, la, c1, lb, c2);
+    check_matmul(ZC_COMPLEX64, la, c1, lb, c2);
+    check_matmul(ZC_INT8, la, c1, lb, c3);
+    check_matmul(ZC_BOOL, la, c1, lb, c3);
 }
 
 TEST(matmul_mixed_and_float16)
