@@ -437,3 +437,68 @@ TEST(single_fused_first_round_runs_in_tiles)
     zc_array_release(uu);
     zc_array_release(u);
 }
+
+TEST(group_runs_from_a_saved_plan_in_slices)
+{
+    /* workers: the group's first stage writes every member; the members' own
+     * operations run nothing; slices of the first stage cover all blocks */
+    char dir[] = "/tmp/zc_group_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    int64_t shape[2] = {300, 70}, chunks[2] = {16, 70};
+    zc_array *g, *u, *v, *r[2];
+    CHECK_OK(zc_random_uniform(13, 2, shape, chunks, ZC_FLOAT64, -1, 1, &g));
+    zc_target tu = {st, "u", "lz4", 3};
+    zc_spec spec = spec_mem(64);
+    CHECK_OK(zc_compute(&spec, 1, &g, &tu, NULL));
+    CHECK_OK(zc_from_zarr(st, "u", &u));
+    v = binop("multiply", u, u);
+    int axis = 0;
+    CHECK_OK(zc_reduce("mean", v, &axis, 1, 0, 0, &r[0]));
+    CHECK_OK(zc_reduce("max", u, &axis, 1, 0, 0, &r[1]));
+    char work[600], plan[600];
+    snprintf(work, sizeof work, "%s/work", dir);
+    snprintf(plan, sizeof plan, "%s/plan.json", dir);
+    spec.work_dir = work;
+    zc_target t[2] = {{st, "m", NULL, 3}, {st, "x", NULL, 3}};
+    CHECK_OK(zc_plan_save(&spec, 2, r, t, plan));
+    char *pj = NULL;
+    CHECK_OK(zc_plan_json(&spec, 2, r, t, &pj));
+    json_t *p = json_loads(pj, 0, NULL);
+    int groups, nops = (int)json_array_size(json_object_get(p, "operations"));
+    CHECK(grouped(p, &groups) == 2 && groups == 1);
+    json_decref(p);
+    zc_free(pj);
+    for (int op = 0; op < nops; op++) {
+        CHECK_OK(zc_plan_run(plan, op, 0, 1, 1));
+        CHECK_OK(zc_plan_run(plan, op, 1, -1, 0));
+    }
+    zc_array *m, *x;
+    CHECK_OK(zc_from_zarr(st, "m", &m));
+    CHECK_OK(zc_from_zarr(st, "x", &x));
+    double *U = values(u, 300 * 70), *M = values(m, 70), *X = values(x, 70), err = 0;
+    for (int j = 0; j < 70; j++) {
+        double s = 0, mx = -INFINITY;
+        for (int i = 0; i < 300; i++) {
+            s += U[i * 70 + j] * U[i * 70 + j];
+            mx = fmax(mx, U[i * 70 + j]);
+        }
+        err = fmax(err, fabs(s / 300 - M[j]));
+        CHECK(mx == X[j]);
+    }
+    CHECK(err < 1e-12);
+    free(U);
+    free(M);
+    free(X);
+    zc_array_release(m);
+    zc_array_release(x);
+    for (int i = 0; i < 2; i++) zc_array_release(r[i]);
+    zc_array_release(v);
+    zc_array_release(u);
+    zc_array_release(g);
+    zc_store_close(st);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
