@@ -35,6 +35,7 @@
 #define FLAG_SHUFFLE 0x1
 #define FLAG_MEMCPYED 0x2
 #define FLAG_BITSHUFFLE 0x4
+#define FLAG_RESERVED 0x8 /* unused by c-blosc 1.x (blosc2: delta): leave such buffers to libblosc */
 #define FLAG_NOSPLIT 0x10
 #define MAX_SPLITS 16
 #define MIN_ITEMS 128
@@ -125,7 +126,7 @@ int codec_blosc_fast_blocks(const void *vsrc, size_t n, void *vdst, size_t j0, s
     if (n < 16) return 0;
     unsigned flags = src[2];
     size_t ts = src[3], nbytes = le32(src + 4), bs = le32(src + 8);
-    if (src[0] != 2 || (flags >> 5) != 1 || (flags & (FLAG_MEMCPYED | FLAG_BITSHUFFLE))) return 0;
+    if (src[0] != 2 || (flags >> 5) != 1 || (flags & (FLAG_MEMCPYED | FLAG_BITSHUFFLE | FLAG_RESERVED))) return 0;
     if (ts == 0 || bs == 0 || nbytes == 0 || le32(src + 12) != n) return 0;
     size_t nblocks = nbytes / bs + (nbytes % bs != 0);
     if (j1 >= nblocks || j0 > j1 || n < 16 + 4 * nblocks) return 0;
