@@ -230,16 +230,31 @@ int fftn_region(zc_array *a, const zc_range *sel, void *outv)
         if (nb < g.B) memset(win + (size_t)nb * g.line_in, 0, (size_t)(g.B - nb) * g.line_in);
         /* gather: line b of the batch is region line l0 + b = (o, i); when I > 1,
          * element index outermost so consecutive lines read consecutive memory */
-        for (int64_t t0 = 0, t1 = g.I > 1 ? 1 : 0; t0 < (g.I > 1 ? g.use : 1); t0++) {
-            for (int64_t b = 0; b < nb; b++) {
-                int64_t l = l0 + b, o = l / g.I, i = l % g.I;
-                int64_t ts = t1 ? t0 : 0, te = t1 ? t0 + 1 : g.use;
-                for (int64_t t = ts; t < te; t++) {
-                    size_t src = (size_t)((o * g.use + t) * g.I + i) * (size_t)ci, dst = (size_t)(b * lin + t) * (size_t)ci;
+        int64_t base[4096];
+        for (int64_t b = 0; b < nb; b++) base[b] = ((l0 + b) / g.I) * g.use * g.I + (l0 + b) % g.I;
+        const size_t es = (size_t)ci * g.fsz;
+        if (!a->p.fft.conj_in && g.I > 1) {
+            /* plain element copies (4, 8 or 16 bytes) */
+            for (int64_t t = 0; t < g.use; t++) {
+                const unsigned char *src = ib + (size_t)(t * g.I) * es;
+                unsigned char *dst = win + (size_t)t * es;
+                size_t ls = (size_t)lin * es;
+                if (es == 16)
+                    for (int64_t b = 0; b < nb; b++) memcpy(dst + (size_t)b * ls, src + (size_t)base[b] * 16, 16);
+                else if (es == 8)
+                    for (int64_t b = 0; b < nb; b++) memcpy(dst + (size_t)b * ls, src + (size_t)base[b] * 8, 8);
+                else
+                    for (int64_t b = 0; b < nb; b++) memcpy(dst + (size_t)b * ls, src + (size_t)base[b] * 4, 4);
+            }
+        } else if (!a->p.fft.conj_in) {
+            for (int64_t b = 0; b < nb; b++) memcpy(win + (size_t)(b * lin) * es, ib + (size_t)base[b] * es, (size_t)g.use * es);
+        } else {
+            for (int64_t t = 0; t < g.use; t++)
+                for (int64_t b = 0; b < nb; b++) {
+                    size_t src = (size_t)(base[b] + t * g.I) * (size_t)ci, dst = (size_t)(b * lin + t) * (size_t)ci;
                     st(win, dst, ld(ib, src, single), single);
                     if (cin) st(win, dst + 1, cj_in * ld(ib, src + 1, single), single);
                 }
-            }
         }
         /* FFTW's c2r overwrites its input: the zero padding is restored for every batch */
         if (kind == FFTK_C2R && g.use < lin)
@@ -269,6 +284,24 @@ int fftn_region(zc_array *a, const zc_range *sel, void *outv)
         } else if (g.I == 1) {
             for (int64_t b = 0; b < nb; b++)
                 for (int64_t q = 0; q < g.K; q++) put(&sc, b, q);
+        } else if (td < 0 && !a->p.fft.conj_out) {
+            /* columns of out: element copies, then scaled as reals (complex = 2 parts) */
+            size_t es = (size_t)co * g.fsz;
+            int64_t obase[4096];
+            for (int64_t b = 0; b < nb; b++) obase[b] = ((l0 + b) / g.I) * g.K * g.I + (l0 + b) % g.I;
+            for (int64_t q = 0; q < g.K; q++) {
+                int64_t k = sel[ax].start + q * sel[ax].step;
+                unsigned char *dst = out + (size_t)(q * g.I) * es;
+                const unsigned char *src = wout + (size_t)k * es;
+                size_t ls = (size_t)lout * es;
+                for (int64_t b = 0; b < nb; b++) memcpy(dst + (size_t)obase[b] * es, src + (size_t)b * ls, es);
+            }
+            if (s != 1)
+                for (int64_t q = 0; q < g.K; q++)
+                    for (int64_t b = 0; b < nb; b++) {
+                        size_t e = (size_t)(obase[b] + q * g.I) * (size_t)co;
+                        for (int c = 0; c < co; c++) st(out, e + (size_t)c, s * ld(out, e + (size_t)c, single), single);
+                    }
         } else {
             for (int64_t q = 0; q < g.K; q++)
                 for (int64_t b = 0; b < nb; b++) put(&sc, b, q);
