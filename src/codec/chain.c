@@ -191,6 +191,18 @@ fail:
 
 bool codec_chain_is_identity(const codec_chain *ch) { return ch->n == 1 && ch->skip[0]; }
 
+bool codec_chain_is_blosc(const codec_chain *ch)
+{
+    int one = -1, live = 0;
+    for (int i = 0; i < ch->n; i++)
+        if (!ch->skip[i]) {
+            one = i;
+            live++;
+        }
+    return live == 1 && ch->c[one].type->decode == codec_blosc.decode && ch->known[one] &&
+           ch->size[one] == ch->ctx.nbytes;
+}
+
 json_t *codec_chain_json(const codec_chain *ch)
 {
     json_t *list = json_array();

@@ -119,6 +119,9 @@ int codec_chain_encode(const codec_chain *ch, const void *src, size_t n, zc_buf 
  * codec_blosc_decode_range); otherwise decodes it whole ([0, ctx.nbytes)). */
 int codec_chain_decode_range(const codec_chain *ch, const void *src, size_t n, void *dst, size_t dst_size,
                              size_t lo, size_t hi, size_t *dlo, size_t *dhi);
+/* True if decoding is one blosc1 buffer and nothing else (besides a bytes codec
+ * in native order): the stored chunk can go to codec_blosc_decode_range. */
+bool codec_chain_is_blosc(const codec_chain *ch);
 /* True if decoding is a plain copy (bytes codec in native order, nothing else):
  * the stored chunk can be used as is. */
 bool codec_chain_is_identity(const codec_chain *ch);

@@ -22,6 +22,8 @@
 #define GROUP_MAX 64
 #define GROUP_BYTES ((size_t)12 << 20)
 #define MAX_RANGES 8 /* byte ranges per uncompressed unit */
+#define TWO_STEP_MIN ((size_t)256 << 10) /* blosc chunks this big: read a part's blocks only */
+#define PREFIX ((size_t)4096)            /* first read of such a part: header + block starts */
 #define KEY_LEN 1024
 
 typedef struct {
@@ -34,6 +36,7 @@ typedef struct {
     size_t *arena_cap;
     shard_set shards;       /* sharded arrays: indexes of touched shards */
     bool identity;          /* stored bytes are the decoded bytes (bytes codec only) */
+    bool blosc;             /* stored chunks are blosc buffers (blosc codec only) */
 } read_ctx;
 
 /* Byte offset in dst and the copy geometry of touched unit t. */
@@ -113,6 +116,84 @@ static int check_ranges(const read_ctx *r, const store_req *q, size_t nq)
     return 0;
 }
 
+static size_t le32(const unsigned char *p)
+{
+    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+}
+
+/* Bytes [lo, hi) of a blosc chunk whose first bytes (header and block starts)
+ * are in q: fetch only the stored bytes of the blocks that hold them, placed
+ * at their offsets in a buffer of the chunk's stored size (the rest of it is
+ * never read), and decode those blocks into scratch. A block's stored bytes
+ * end where the next block (in stored order) starts. Whenever that does not
+ * work out (table longer than the prefix, every block needed, a buffer the
+ * block decoder declines), the whole object is fetched and decoded as usual,
+ * so errors are reported as for a whole chunk. */
+static int read_blocks(const read_ctx *r, const store_req *q, uint64_t whole_len, size_t lo, size_t hi,
+                       unsigned char *scratch)
+{
+    zc_zarr *a = r->a;
+    const unsigned char *p = q->data;
+    size_t n = q->status == 0 ? q->size : 0, dlo, dhi = 0;
+    unsigned char *buf = NULL;
+    int rc = 0;
+    store_req seg = {.key = q->key};
+    if (n >= 16 && p[0] == 2 && !(p[2] & 0x2)) {
+        size_t nbytes = le32(p + 4), bs = le32(p + 8), cbytes = le32(p + 12);
+        size_t nblocks = bs ? nbytes / bs + (nbytes % bs != 0) : 0, table = 16 + 4 * nblocks;
+        size_t j0 = bs ? lo / bs : 0, j1 = bs ? (hi - 1) / bs : 0;
+        bool sized = whole_len == STORE_TO_END ? (q->total == 0 || q->total == cbytes) : whole_len == cbytes;
+        if (nbytes == a->rchunk_nbytes && bs && table <= n && sized && !(j0 == 0 && j1 + 1 == nblocks) &&
+            cbytes <= a->rchunk_nbytes * 2 + (1u << 20)) {
+            size_t s0 = cbytes, s1 = table;
+            for (size_t j = j0; j <= j1; j++) {
+                size_t at = le32(p + 16 + 4 * j), end = cbytes;
+                for (size_t k = 0; k < nblocks; k++) {
+                    size_t b = le32(p + 16 + 4 * k);
+                    if (b > at && b < end) end = b;
+                }
+                if (at < s0) s0 = at;
+                if (end > s1) s1 = end;
+            }
+            if (s0 >= table && s0 < s1 && s1 <= cbytes && (buf = zc__malloc(cbytes))) {
+                memcpy(buf, p, table);
+                seg.offset = q->offset + s0;
+                seg.length = s1 - s0;
+                seg.buf = buf + s0;
+                seg.buf_cap = s1 - s0;
+                if ((rc = store_get_many(a->st, &seg, 1)) < 0) goto out;
+                if (seg.status == 0 && seg.size == s1 - s0) {
+                    rc = codec_blosc_decode_range(buf, cbytes, scratch, a->rchunk_nbytes, lo, hi, &dlo, &dhi);
+                    if (rc < 0) dhi = 0; /* decoded whole below, with the whole chunk's message */
+                    rc = 0;
+                    if (dhi) {
+                        atomic_fetch_add(&a->chunks_read, 1);
+                        atomic_fetch_add(&a->bytes_read, (int64_t)(q->size + seg.size));
+                    }
+                }
+            }
+        }
+    }
+    if (!dhi) { /* the whole object */
+        store_req w = {.key = q->key, .offset = q->offset, .length = whole_len};
+        if ((rc = store_get_many(a->st, &w, 1)) < 0) goto out;
+        if (w.status == ZC_ENOENT || w.status == ZC_ERANGE)
+            rc = zc__err(ZC_ECORRUPT, "array '%s': '%s' ended or vanished while being read", a->path, q->key);
+        else if (w.status < 0)
+            rc = zc__err_wrap(w.status, "array '%s': reading '%s'", a->path, q->key);
+        else {
+            atomic_fetch_add(&a->chunks_read, 1);
+            atomic_fetch_add(&a->bytes_read, (int64_t)w.size);
+            rc = codec_chain_decode_range(a->chain, w.data, w.size, scratch, a->rchunk_nbytes, lo, hi, &dlo, &dhi);
+            if (rc < 0) zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, q->key);
+        }
+        zc__free(w.data);
+    }
+out:
+    zc__free(buf);
+    return rc;
+}
+
 static int read_group(void *vctx, size_t g, int slot)
 {
     read_ctx *r = vctx;
@@ -129,6 +210,9 @@ static int read_group(void *vctx, size_t g, int slot)
     int rc = 0;
     size_t nreq = 0, arena_need = 0, guess = a->rchunk_nbytes + a->rchunk_nbytes / 16 + 4096;
     size_t reqi[GROUP_MAX], nranges[GROUP_MAX]; /* a unit's requests: reqi[i] .. + nranges[i] */
+    bool two[GROUP_MAX];                        /* request reqi[i] is the prefix of a blosc chunk */
+    memset(two, 0, sizeof two);
+    uint64_t whole_len[GROUP_MAX];              /* sharded: the inner chunk's length */
     for (size_t i = 0; i < n; i++) {
         int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
         bool whole;
@@ -152,10 +236,12 @@ static int read_group(void *vctx, size_t g, int slot)
                                "(decoded it is %zu)", a->path, key, (unsigned long long)len, a->rchunk_nbytes);
             reqs[nreq] = (store_req){.key = key, .offset = off, .length = len};
             base = off;
+            whole_len[i] = len;
         } else {
             ZC_TRY(zarr_chunk_key(a, coords[i], keys[i], KEY_LEN));
             key = keys[i];
             reqs[nreq] = (store_req){.key = key, .length = STORE_TO_END};
+            whole_len[i] = STORE_TO_END;
         }
         if (r->identity) {
             /* stored = decoded bytes: read only what the selection needs, a whole
@@ -186,6 +272,13 @@ static int read_group(void *vctx, size_t g, int slot)
                 reqs[nreq].length = hi[i] - lo[i];
                 arena_need += hi[i] - lo[i];
             }
+        } else if (r->blosc && !whole && hi[i] - lo[i] <= a->rchunk_nbytes / 2) {
+            /* a small part of a big blosc chunk: its header and block starts
+             * first (read_blocks fetches the blocks it needs) */
+            uint64_t len = reqs[nreq].length;
+            reqs[nreq].length = len != STORE_TO_END && len < PREFIX ? len : PREFIX;
+            arena_need += (size_t)reqs[nreq].length;
+            two[i] = true;
         } else if (a->m.sharded) {
             arena_need += (size_t)reqs[nreq].length;
         } else {
@@ -247,6 +340,17 @@ static int read_group(void *vctx, size_t g, int slot)
             }
             continue;
         }
+        if (two[i] && (q->status == 0 || q->status == ZC_ERANGE)) {
+            if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
+                rc = ZC_ENOMEM;
+                goto out;
+            }
+            rc = read_blocks(r, q, whole_len[i], lo[i], hi[i], r->scratch[slot]);
+            if (rc < 0) goto out;
+            zarr_copy_nd(r->dst + dst_off, s->ostride, r->scratch[slot] + src_off, sstride, count, s->ndim,
+                         a->m.dtype.size);
+            continue;
+        }
         if (q->status == ZC_ERANGE) { /* only byte ranges of shards are requested */
             rc = zc__err(ZC_ECORRUPT, "array '%s': shard '%s' ends before the inner chunk its index places at "
                          "byte offset %llu (%llu bytes)", a->path, q->key, (unsigned long long)q->offset,
@@ -304,6 +408,7 @@ int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
     r.a = a;
     r.dst = dst;
     r.identity = codec_chain_is_identity(a->chain);
+    r.blosc = codec_chain_is_blosc(a->chain) && a->rchunk_nbytes >= TWO_STEP_MIN;
     int rc = zarr_sel_plan(a, sel, &r.s);
     if (rc < 0) return zc__err_wrap(rc, "array '%s'", a->path);
     size_t need;
