@@ -40,7 +40,7 @@
  * (the stage holds output, input, the rechunked read and the write copies, and a
  * fused consumer may add as much again). */
 #define FFT_LINE_FACTOR 12
-#define FFT_BLOCK_MAX ((size_t)16 << 20)
+#define FFT_BLOCK_MAX ((size_t)64 << 20)
 
 static _Atomic size_t fft_budget = ((size_t)2 << 30) - ((size_t)64 << 20);
 
@@ -104,12 +104,12 @@ static int astype_to(zc_array *x, zc_dtype t, zc_array **out)
 }
 
 /* Chunks for an array whose `axis` must be whole: other dims trailing-first
- * within `target` bytes (at least one line). */
-static void line_chunks(const zc_array *x, int axis, size_t itemsize, size_t target, int64_t *chunks)
+ * within `target` bytes, `line` bytes per line (at least one line). */
+static void line_chunks(const zc_array *x, int axis, size_t line, size_t target, int64_t *chunks)
 {
     int64_t shape[ZC_MAX_DIMS];
     for (int d = 0; d < x->ndim; d++) shape[d] = d == axis ? 1 : x->shape[d];
-    size_t line = itemsize * (size_t)(x->shape[axis] > 0 ? x->shape[axis] : 1);
+    if (line < 1) line = 1;
     node_auto_chunks(x->ndim, shape, line, target > line ? target : line, chunks);
     chunks[axis] = x->shape[axis] > 0 ? x->shape[axis] : 1;
 }
@@ -163,8 +163,17 @@ static int fft_node(zc_array *x, int axis, const fft_params *fp, zc_array **out)
     zc_dtype od = fp->kind == FFTK_C2R ? real_of(x->dtype) : complex_of(x->dtype);
     size_t osz = od == ZC_COMPLEX64 ? 8 : od == ZC_COMPLEX128 ? 16 : od == ZC_FLOAT32 ? 4 : 8;
     int64_t chunks[ZC_MAX_DIMS], shape[ZC_MAX_DIMS];
-    size_t isz = x->itemsize > osz ? x->itemsize : osz;
-    line_chunks(x, axis, isz, block_target(), chunks);
+    /* a line's bytes: the larger of its input and its output */
+    int64_t olen = fp->kind == FFTK_NONE ? x->shape[axis] : fftk_out_len(fp->kind, fp->n);
+    size_t lin = x->itemsize * (size_t)(x->shape[axis] > 0 ? x->shape[axis] : 1), lout = osz * (size_t)olen;
+    size_t line = lin > lout ? lin : lout;
+    line_chunks(x, axis, line, block_target(), chunks);
+    /* an input that holds the axis whole in blocks a task can transform is used as it is */
+    size_t lines = 1;
+    for (int d = 0; d < x->ndim; d++)
+        if (d != axis) lines *= (size_t)x->chunks[d];
+    if (x->chunks[axis] == x->shape[axis] && lines * line <= block_target())
+        for (int d = 0; d < x->ndim; d++) chunks[d] = x->chunks[d];
     zc_array *r;
     bool same = true;
     for (int d = 0; d < x->ndim; d++) same &= chunks[d] == x->chunks[d];
@@ -307,7 +316,7 @@ static int four_step(zc_array *x, int axis, int inverse, double scale, int conj_
     if ((rc = c2c_axis(f1, axis + 1, inverse, scale, conj_out, -1, 0, 0, &f2)) < 0) goto out;
     /* f2[k1, k2] = X[k1 + N1·k2]: rechunk with k1 whole, then view as (k2, k1) and flatten */
     int64_t ch[ZC_MAX_DIMS];
-    line_chunks(f2, axis, f2->itemsize, block_target(), ch);
+    line_chunks(f2, axis, f2->itemsize * (size_t)f2->shape[axis], block_target(), ch);
     if ((rc = zc_rechunk(f2, ch, &t)) < 0) goto out;
     int perm[ZC_MAX_DIMS];
     for (int d = 0; d < nd; d++) perm[d] = d;
