@@ -1,8 +1,11 @@
 /* tests/test_compute_group.c — the engine's throughput paths: first rounds of
  * reductions that share reads run as one group (each input block read once,
  * fused inputs evaluated tile by tile), round 1 split so every core has a task,
- * and the cache of big freed blocks (kept within the computation's budget).
+ * the cache of big freed blocks (kept within the computation's budget), grouped
+ * copies (rechunk), and intermediates erased by the copy that reads them.
  * Results are checked against direct C loops. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <ftw.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -495,6 +498,89 @@ TEST(group_runs_from_a_saved_plan_in_slices)
     zc_array_release(x);
     for (int i = 0; i < 2; i++) zc_array_release(r[i]);
     zc_array_release(v);
+    zc_array_release(u);
+    zc_array_release(g);
+    zc_store_close(st);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+static int chunk_files;
+static int count_chunk(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (flag == FTW_F && strcmp(path + ftw->base, "zarr.json") != 0) chunk_files++;
+    return 0;
+}
+
+typedef struct {
+    const char *op0;
+    int64_t last;
+    int left; /* op0's chunk files when the last stage finished, -1 = not seen */
+} erase_probe;
+
+static int probe(const zc_progress *pr, void *ctx)
+{
+    erase_probe *e = ctx;
+    if (pr->op == e->last && pr->done == pr->total) {
+        chunk_files = 0;
+        nftw(e->op0, count_chunk, 8, FTW_PHYS);
+        e->left = chunk_files;
+    }
+    return 0;
+}
+
+TEST(multistage_rechunk_erases_its_intermediate_as_it_goes)
+{
+    char dir[] = "/tmp/zc_gcopy_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    int64_t shape[2] = {64, 20000}, src[2] = {4, 20000}, dst[2] = {64, 50};
+    zc_array *g, *u, *r;
+    CHECK_OK(zc_random_uniform(14, 2, shape, src, ZC_FLOAT64, 0, 1, &g));
+    zc_target tu = {st, "u", "lz4", 3}, tr = {st, "r", "lz4", 3};
+    zc_spec big = spec_mem(64);
+    CHECK_OK(zc_compute(&big, 1, &g, &tu, NULL));
+    CHECK_OK(zc_from_zarr(st, "u", &u));
+    CHECK_OK(zc_rechunk(u, dst, &r));
+    char work[600], op0[700];
+    snprintf(work, sizeof work, "%s/work", dir);
+    snprintf(op0, sizeof op0, "%s/op0", work);
+    zc_spec s = ZC_SPEC_INIT;
+    s.allowed_mem = 6000000; /* a direct copy needs ~11 MB: two grouped copies via (8, 2500) */
+    s.reserved_mem = 0;
+    s.work_dir = work;
+    char *pj = NULL;
+    CHECK_OK(zc_plan_json(&s, 1, &r, &tr, &pj));
+    json_t *p = json_loads(pj, 0, NULL);
+    json_t *ops = json_object_get(p, "operations");
+    int64_t nops = (int64_t)json_array_size(ops);
+    CHECK(nops == 2);
+    CHECK(json_object_get(json_array_get(ops, 1), "copy_block") != NULL); /* the second copy is grouped */
+    json_decref(p);
+    zc_free(pj);
+    erase_probe e = {op0, nops - 1, -1};
+    s.progress = probe;
+    s.progress_ctx = &e;
+    CHECK_OK(zc_compute(&s, 1, &r, &tr, NULL));
+    CHECK(e.left == 0); /* every intermediate chunk erased by the task that read it */
+    zc_array *back;
+    CHECK_OK(zc_from_zarr(st, "r", &back));
+    double *a = values(u, 64 * 20000), *b = values(back, 64 * 20000);
+    CHECK(!memcmp(a, b, 64 * 20000 * sizeof(double)));
+    free(a);
+    free(b);
+    /* with resume the intermediate is kept (a rerun may need it) */
+    zc_spec keep = s;
+    keep.resume = 1;
+    e.left = -1;
+    CHECK_OK(zc_compute(&keep, 1, &r, &tr, NULL));
+    CHECK(e.left != 0);
+    zc_array_release(back);
+    zc_array_release(r);
     zc_array_release(u);
     zc_array_release(g);
     zc_store_close(st);

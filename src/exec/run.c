@@ -11,7 +11,9 @@
  * stage's tasks: each task reads every distinct input block of the group once
  * and feeds all the reductions from it, evaluating fused inputs tile by tile
  * (reduce_group_block); the other stages of the group run nothing. A grouped
- * copy (plan_stage.copy) runs one task per block of output chunks. */
+ * copy (plan_stage.copy) runs one task per block of output chunks; when it is the
+ * only reader of an intermediate, each task erases the chunks it read once its
+ * block is written, so the intermediate's dirty pages need not reach the disk. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <stdatomic.h>
@@ -26,6 +28,7 @@
 #include "core/error.h"
 #include "core/pool.h"
 #include "exec/executor.h"
+#include "exec/srccache.h"
 #include "exec/run.h"
 #include "plan/plan.h"
 #include "zarr/zarr.h"
@@ -404,6 +407,54 @@ static bool copy_done(zc_array *a, const zc_range *sel)
     }
 }
 
+/* Erase the chunks of intermediate `in` that lie in sel (best effort: the work
+ * directory is removed at the end anyway). */
+static void erase_read(zc_array *in, const zc_range *sel)
+{
+    int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
+    for (int d = 0; d < in->ndim; d++) {
+        lo[d] = ic[d] = sel[d].start / in->chunks[d];
+        hi[d] = ck_ceildiv(sel[d].stop, in->chunks[d]);
+        if (hi[d] <= lo[d]) return;
+    }
+    for (;;) {
+        char key[1024];
+        if (zarr_chunk_key(in->mat, ic, key, sizeof key) == 0) store_erase(in->mat->st, key);
+        int d = in->ndim - 1;
+        for (; d >= 0; d--) {
+            if (++ic[d] < hi[d]) break;
+            ic[d] = lo[d];
+        }
+        if (d < 0) return;
+    }
+}
+
+/* Whether node n's computation (through fused nodes) reads x. */
+static bool reads(const zc_array *n, const zc_array *x)
+{
+    for (int i = 0; i < n->ninputs; i++) {
+        const zc_array *c = n->inputs[i];
+        if (c == x || (c->stage < 0 && reads(c, x))) return true;
+    }
+    return false;
+}
+
+/* plan_stage.erase_input: stage k is a grouped copy of an intermediate that no other
+ * stage reads, and each chunk of that intermediate lies in one block of k. */
+static bool may_erase_input(const plan *p, int k)
+{
+    const plan_stage *s = &p->stages[k];
+    const zc_array *a = s->node, *in = a->ninputs ? a->inputs[0] : NULL;
+    if (s->copy[0] <= 0 || !in || in->stage < 0 || p->stages[in->stage].target >= 0 || !in->mat ||
+        in->mat->m.sharded)
+        return false;
+    for (int d = 0; d < a->ndim; d++)
+        if (s->copy[d] % in->chunks[d]) return false;
+    for (int j = 0; j < p->nstages; j++)
+        if (j != k && reads(p->stages[j].node, in)) return false;
+    return true;
+}
+
 static int run_task(stage_ctx *c, int64_t b)
 {
     zc_array *a = c->s->node;
@@ -425,6 +476,7 @@ static int run_task(stage_ctx *c, int64_t b)
         int rc = node_compute_region(a, sel, buf);
         if (rc == 0) rc = zc_zarr_write(a->mat, sel, buf, nbytes);
         zc__free(buf);
+        if (rc == 0 && c->s->erase_input) erase_read(a->inputs[0], sel);
         return rc;
     }
     node_block_coords(a, b, coords);
@@ -605,10 +657,15 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     ZC_TRY(exec_find(spec->executor, &ex));
     plan p;
     ZC_TRY(plan_build(spec, n, arrays, &p));
+    srccache *cache = NULL; /* sources read by several stages, decoded once (spec->cache_mem) */
+    int rc = srccache_setup(&p, spec, &cache);
+    if (rc < 0) {
+        plan_free(&p);
+        return rc;
+    }
     char work_dir[1024];
     exec_work_dir(spec, work_dir, sizeof work_dir);
     zc_store *work = NULL;
-    int rc = 0;
     bool need_work = false;
     for (int k = 0; k < p.nstages; k++) need_work |= p.stages[k].target < 0;
     /* Small intermediates (reduction partials, mostly) stay in memory, inside
@@ -622,6 +679,7 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     bool made_dir = need_work && !in_memory && stat(work_dir, &wsb) != 0; /* remove it at the end */
     if (need_work && (rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work)) < 0) {
         zc__err_wrap(rc, "work directory");
+        srccache_free(cache);
         plan_free(&p);
         return rc;
     }
@@ -633,12 +691,16 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
             if (j == k || p.stages[j].group == k)
                 rc = create_stage_array(&p.stages[j], p.stages[j].target >= 0 ? &targets[p.stages[j].target] : NULL,
                                         work, j, spec->resume);
-        if (rc == 0) rc = exec_run_stage(&p, k, 0, s->tasks, spec);
+        if (rc == 0) {
+            s->erase_input = !spec->resume && may_erase_input(&p, k);
+            rc = exec_run_stage(&p, k, 0, s->tasks, spec);
+        }
     }
     double total = now() - t0;
     if (rc == 0 && report) {
         *report = zc__calloc(1, sizeof **report);
         char *j = *report ? plan_to_json(&p, true, total) : NULL;
+        if (j) srccache_annotate(cache, &j);
         if (*report && j) {
             (*report)->json = zc__strdup(j);
             free(j);
@@ -657,6 +719,7 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
         remove(meta);
         rmdir(work_dir);
     }
+    srccache_free(cache);
     exec_finish(&p);
     zc_store_close(work);
     return rc;

@@ -35,6 +35,10 @@ typedef struct {
      * chunks one task writes (rechunk_copy_block), so each source chunk is decoded
      * once; copy[0] == 0: one output block per task */
     int64_t copy[ZC_MAX_DIMS];
+    /* set by zc_compute (never by workers, never with resume) on a grouped copy that
+     * is the only reader of an intermediate whose chunks nest in its blocks: each task
+     * erases the input chunks it read once its block is written */
+    bool erase_input;
     /* filled by the run */
     double seconds;
     size_t measured;         /* max over tasks of the task's allocation peak */
