@@ -40,7 +40,7 @@
  * (the stage holds output, input, the rechunked read and the write copies, and a
  * fused consumer may add as much again). */
 #define FFT_LINE_FACTOR 12
-#define FFT_BLOCK_MAX ((size_t)64 << 20)
+#define FFT_BLOCK_MAX ((size_t)30 << 20)
 
 static _Atomic size_t fft_budget = ((size_t)2 << 30) - ((size_t)64 << 20);
 
