@@ -691,8 +691,16 @@ typedef struct {
     void *progress_ctx;
     int max_input_blocks;   /* fusion limit on input blocks per task; default 64 */
     const char *executor;   /* "threads" (default) or "sequential" */
+    size_t cache_mem;       /* bytes of decoded source chunks kept in memory for the whole
+                               computation, beyond the tasks' allowed_mem: a stored array read
+                               by several stages whose decoded size fits (together with the
+                               others so kept) is read and decoded once, by the first stage
+                               that reads each chunk (zc_compute only; workers running a
+                               saved plan read as before). Process memory stays within
+                               nthreads x allowed_mem + cache_mem; the report's
+                               "source_cache" gives bytes, arrays, hits, misses. 0 = off */
 } zc_spec;
-#define ZC_SPEC_INIT {sizeof(zc_spec), NULL, (size_t)2 << 30, (size_t)64 << 20, 0, 0, 2, NULL, NULL, 64, NULL}
+#define ZC_SPEC_INIT {sizeof(zc_spec), NULL, (size_t)2 << 30, (size_t)64 << 20, 0, 0, 2, NULL, NULL, 64, NULL, 0}
 
 /** Where a computed array goes. codec NULL = "zstd:1"; zarr_format 0 = 3. */
 typedef struct {

@@ -28,6 +28,7 @@
 #include "core/error.h"
 #include "core/pool.h"
 #include "exec/executor.h"
+#include "exec/srccache.h"
 #include "exec/run.h"
 #include "plan/plan.h"
 #include "zarr/zarr.h"
@@ -656,10 +657,15 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     ZC_TRY(exec_find(spec->executor, &ex));
     plan p;
     ZC_TRY(plan_build(spec, n, arrays, &p));
+    srccache *cache = NULL; /* sources read by several stages, decoded once (spec->cache_mem) */
+    int rc = srccache_setup(&p, spec, &cache);
+    if (rc < 0) {
+        plan_free(&p);
+        return rc;
+    }
     char work_dir[1024];
     exec_work_dir(spec, work_dir, sizeof work_dir);
     zc_store *work = NULL;
-    int rc = 0;
     bool need_work = false;
     for (int k = 0; k < p.nstages; k++) need_work |= p.stages[k].target < 0;
     /* Small intermediates (reduction partials, mostly) stay in memory, inside
@@ -673,6 +679,7 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     bool made_dir = need_work && !in_memory && stat(work_dir, &wsb) != 0; /* remove it at the end */
     if (need_work && (rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work)) < 0) {
         zc__err_wrap(rc, "work directory");
+        srccache_free(cache);
         plan_free(&p);
         return rc;
     }
@@ -693,6 +700,7 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     if (rc == 0 && report) {
         *report = zc__calloc(1, sizeof **report);
         char *j = *report ? plan_to_json(&p, true, total) : NULL;
+        if (j) srccache_annotate(cache, &j);
         if (*report && j) {
             (*report)->json = zc__strdup(j);
             free(j);
@@ -711,6 +719,7 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
         remove(meta);
         rmdir(work_dir);
     }
+    srccache_free(cache);
     exec_finish(&p);
     zc_store_close(work);
     return rc;

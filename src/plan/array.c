@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "loader/perm.h"
 #include "ops/linalg.h"
+#include "exec/srccache.h"
 #include "plan/decomp.h"
 #include "plan/fft.h"
 #include "plan/manip.h"
@@ -378,7 +379,9 @@ out:
 int node_compute_region(zc_array *a, const zc_range *sel, void *out)
 {
     switch (a->kind) {
-    case NODE_ZARR: return zc_zarr_read(a->p.zarr.z, sel, out, node_region_bytes(a, sel));
+    case NODE_ZARR:
+        if (a->cache) return srccache_read(a, sel, out); /* kept decoded for this computation */
+        return zc_zarr_read(a->p.zarr.z, sel, out, node_region_bytes(a, sel));
     case NODE_BUFFER: return buffer_region(a, sel, out);
     case NODE_CREATE: return create_region(a, sel, out);
     case NODE_SCALAR:

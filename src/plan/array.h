@@ -116,6 +116,7 @@ struct zc_array {
      * one computation at a time */
     zc_zarr *mat;                          /* materialized values, when not NULL */
     int stage;                             /* stage that materializes it, or -1 */
+    struct srccache_entry *cache;          /* NODE_ZARR: decoded chunks kept (exec/srccache.h), or NULL */
 };
 
 /* A new node with one reference; inputs are retained. */

@@ -1,0 +1,47 @@
+/* exec/srccache.h — decoded blocks of stored sources kept in memory for the
+ * stages of one computation (zc_spec.cache_mem).
+ *
+ * A Zarr source read by two or more stages (the passes of a randomized SVD, a
+ * mean then the anomalies against it, ...) is read from storage and decoded
+ * by every stage. When the spec allows `cache_mem` bytes, srccache_setup picks
+ * such sources (most stages first) whose decoded size fits the budget together
+ * and gives each an arena of that size, allocated once (untouched pages cost
+ * no memory): the first task that reads a chunk of it decodes the chunk into
+ * its slot of the arena, later reads (any stage) copy from there, or use the
+ * slot in place (srccache_view). No extra pass: the cache is filled by the
+ * first stage that reads each chunk. Process memory stays within
+ * nthreads × allowed_mem + cache_mem (+ the runtime's overhead).
+ *
+ * Chunks are the source's read chunks (its regular chunk grid, or the inner
+ * chunks of a sharded array); a slot holds the chunk clipped to the array, in
+ * C order. Two tasks asking for the same missing chunk at once: one fills it,
+ * the other reads from storage as if there were no cache. */
+#ifndef ZC_EXEC_SRCCACHE_H
+#define ZC_EXEC_SRCCACHE_H
+
+#include <stdbool.h>
+
+#include "plan/plan.h"
+
+typedef struct srccache srccache;
+
+/* Attach caches to the sources of p read by ≥ 2 stages within spec->cache_mem
+ * bytes together (*out = NULL when none is). */
+int srccache_setup(plan *p, const zc_spec *spec, srccache **out);
+/* Detach and free. */
+void srccache_free(srccache *c);
+/* Bytes reserved, chunk hits and misses (fills) so far, sources cached. */
+void srccache_stats(const srccache *c, size_t *bytes, int64_t *hits, int64_t *misses, int *arrays);
+
+/* Add "source_cache": {"bytes" (arenas reserved), "arrays", "hits", "misses"} to a
+ * report's JSON text (*json: malloc'd, replaced; left as is if that fails). */
+void srccache_annotate(const srccache *c, char **json);
+
+/* Values of region sel of source a (a->cache set): as zc_zarr_read. */
+int srccache_read(zc_array *a, const zc_range *sel, void *out);
+/* When sel is exactly one cached chunk (its block clipped to the array, step 1)
+ * and that chunk is (or can now be) in the cache: *data points at its values
+ * (read-only, valid until the computation ends) and returns true. */
+bool srccache_view(zc_array *a, const zc_range *sel, const void **data);
+
+#endif
