@@ -1,8 +1,8 @@
 /* bench/bench_linalg.c — zcube's side of the linear algebra benchmark
  * (bench/linalg_bench.sh; data from bench/linalg_dask.py gen).
  *
- *   bench_linalg svd DIR [--allowed-mem MB] [--threads N]
- *   bench_linalg rsvd DIR [--k 10] [--power 2] [--allowed-mem MB] [--threads N]
+ *   bench_linalg svd DIR [--allowed-mem MB] [--cache-mem MB] [--threads N]
+ *   bench_linalg rsvd DIR [--k 10] [--power 2] [--allowed-mem MB] [--cache-mem MB] [--threads N]
  *
  * svd   zc_svd of DIR/tall.zarr (TSQR): U, S, Vt computed together (one zc_compute,
  *       the R stage shared) into DIR/zcube/{u,s,vt}.zarr
@@ -41,17 +41,18 @@ static void die(const char *what, int rc)
 int main(int argc, char **argv)
 {
     if (argc < 3 || (strcmp(argv[1], "svd") && strcmp(argv[1], "rsvd"))) {
-        fprintf(stderr, "usage: bench_linalg svd|rsvd DIR [--k 10] [--power 2] [--allowed-mem MB] [--threads N]\n");
+        fprintf(stderr, "usage: bench_linalg svd|rsvd DIR [--k 10] [--power 2] [--allowed-mem MB] [--cache-mem MB] [--threads N]\n");
         return 2;
     }
     const char *cs = argv[1], *dir = argv[2];
     long k = 10, power = 2, threads = 2;
-    double mem = 1024;
+    double mem = 1024, cache = 0;
     for (int i = 3; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--k")) k = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--power")) power = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--threads")) threads = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--allowed-mem")) mem = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--cache-mem")) cache = atof(argv[i + 1]);
         else {
             fprintf(stderr, "bench_linalg: unknown option %s\n", argv[i]);
             return 2;
@@ -69,6 +70,7 @@ int main(int argc, char **argv)
     spec.allowed_mem = (size_t)(mem * 1048576.0);
     spec.reserved_mem = spec.allowed_mem / 8 < ((size_t)64 << 20) ? spec.allowed_mem / 8 : (size_t)64 << 20;
     spec.nthreads = (int)threads;
+    spec.cache_mem = (size_t)(cache * 1048576.0);
     const char *codec = "blosc:lz4:5:shuffle";
     zc_target t[3] = {{st, rsvd ? "zcube/r_u.zarr" : "zcube/u.zarr", codec, 2},
                       {st, rsvd ? "zcube/r_s.zarr" : "zcube/s.zarr", codec, 2},

@@ -15,6 +15,9 @@
 #                    (10000, 1000)), known decaying spectrum (bench/linalg_dask.py gen).
 #   BENCH_K, BENCH_POWER  rank and power iterations (default 10 and 2; oversamples 10).
 #   BENCH_MEM        zcube's allowed_mem in MiB per task (default 1024).
+#   BENCH_CACHE      zcube's cache_mem in MiB (decoded source chunks kept for the whole
+#                    computation, beyond allowed_mem per task; default 1024: the
+#                    memory Dask holds the matrix in; 0 = off, A read at every pass).
 #   BENCH_THREADS    threads of both peers (default 2).
 #   BENCH_REPS       runs of each peer per case, the fastest kept (default 1).
 #   BENCH_NICE       niceness of both peers (default 0).
@@ -40,6 +43,7 @@ RN=${BENCH_RN:-1000}
 K=${BENCH_K:-10}
 POWER=${BENCH_POWER:-2}
 mem=${BENCH_MEM:-1024}
+cache=${BENCH_CACHE:-1024}
 threads=${BENCH_THREADS:-2}
 reps=${BENCH_REPS:-1}
 nice=${BENCH_NICE:-0}
@@ -108,12 +112,13 @@ EOF
 merge() {
     $py - "$@" << 'EOF'
 import json, sys
-case, zf, df, mem, threads, core = sys.argv[1:7]
+case, zf, df, mem, threads, core, cache = sys.argv[1:8]
 z = json.load(open(zf)); d = json.load(open(df))
 rep = z.pop("report") or {}
 ops = rep.get("operations", [])
 out = {"case": case, "shape": z["shape"], "chunks": z["chunks"], "threads": int(threads),
-       "allowed_mem_mb": float(mem), "openblas_coretype": core,
+       "allowed_mem_mb": float(mem), "cache_mem_mb": float(cache), "openblas_coretype": core,
+       "zcube_source_cache": rep.get("source_cache"),
        "loadavg1": float(open("/proc/loadavg").read().split()[0]),
        "zcube_s": z["seconds"], "dask_s": d["seconds"], "speed_ratio": round(d["seconds"] / z["seconds"], 3),
        "zcube_cpu_s": z["cpu_seconds"], "dask_cpu_s": d["cpu_seconds"],
@@ -137,9 +142,10 @@ for cs in svd rsvd; do
     log "$cs: Dask ($threads threads)"
     OPENBLAS_NUM_THREADS=1 run_peer "$tmp.dask.json" $py "$root/bench/linalg_dask.py" "$cs" "$data" \
         --threads "$threads" --k "$K" --power "$POWER"
-    log "$cs: zcube (allowed_mem $mem MiB, $threads threads)"
-    run_peer "$tmp.zcube.json" "$bl" "$cs" "$data" --allowed-mem "$mem" --threads "$threads" --k "$K" --power "$POWER"
-    merge "$cs" "$tmp.zcube.json" "$tmp.dask.json" "$mem" "$threads" "$core" | tee -a "$data/results.jsonl"
+    log "$cs: zcube (allowed_mem $mem MiB, cache_mem $cache MiB, $threads threads)"
+    run_peer "$tmp.zcube.json" "$bl" "$cs" "$data" --allowed-mem "$mem" --cache-mem "$cache" --threads "$threads" \
+        --k "$K" --power "$POWER"
+    merge "$cs" "$tmp.zcube.json" "$tmp.dask.json" "$mem" "$threads" "$core" "$cache" | tee -a "$data/results.jsonl"
 done
 log "checking the results"
 $py "$root/bench/linalg_dask.py" check "$data" | tee -a "$data/results.jsonl"

@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "exec/srccache.h"
 #include "kernels/lapack.h"
 
 static const char *const NAMES[LA_NOPS] = {
@@ -47,6 +48,23 @@ static int pull(zc_array *in, int64_t r0, int64_t r1, int64_t c0, int64_t c1, do
         *buf = NULL;
     }
     return rc;
+}
+
+/* As pull, for values only read: a source chunk kept decoded for the
+ * computation (exec/srccache.h) is used in place (*own = NULL), else a new
+ * buffer (*own = *buf, to free). */
+static int pull_ro(zc_array *in, int64_t r0, int64_t r1, int64_t c0, int64_t c1, const double **buf, double **own)
+{
+    zc_range sel[2] = {{r0, r1, 1}, {c0, c1, 1}};
+    const void *v;
+    *own = NULL;
+    if (in->kind == NODE_ZARR && srccache_view(in, sel, &v)) {
+        *buf = v;
+        return 0;
+    }
+    ZC_TRY(pull(in, r0, r1, c0, c1, own));
+    *buf = *own;
+    return 0;
 }
 
 /* Any input (1-D or 2-D) whole. */
@@ -109,14 +127,15 @@ static int prod_block(zc_array *a, const zc_range *sel, double *out)
     memset(out, 0, (size_t)((r1 - r0) * w) * sizeof(double));
     for (int64_t c0 = 0; c0 < k; c0 += cc) {
         int64_t c1 = min64(k, c0 + cc);
-        double *xp, *wp;
-        ZC_TRY(pull(X, r0, r1, c0, c1, &xp));
+        const double *xp;
+        double *xo, *wp;
+        ZC_TRY(pull_ro(X, r0, r1, c0, c1, &xp, &xo));
         int rc = pull(W, c0, c1, 0, w, &wp);
         if (rc == 0) {
             la_gemm_acc(0, r1 - r0, w, c1 - c0, xp, wp, out);
             zc__free(wp);
         }
-        zc__free(xp);
+        zc__free(xo);
         if (rc < 0) return rc;
     }
     return 0;
@@ -131,14 +150,15 @@ static int atb_block(zc_array *a, const zc_range *sel, double *out)
     int64_t first = g * a->p.decomp.group * band, last = min64(m, (g + 1) * a->p.decomp.group * band);
     for (int64_t r0 = first; r0 < last; r0 += band) {
         int64_t r1 = min64(last, r0 + band);
-        double *xp, *yp;
-        ZC_TRY(pull(X, r0, r1, p0, p1, &xp));
-        int rc = pull(Y, r0, r1, q0, q1, &yp);
+        const double *xp, *yp;
+        double *xo, *yo;
+        ZC_TRY(pull_ro(X, r0, r1, p0, p1, &xp, &xo));
+        int rc = pull_ro(Y, r0, r1, q0, q1, &yp, &yo);
         if (rc == 0) {
             la_gemm_acc(1, p1 - p0, q1 - q0, r1 - r0, xp, yp, out);
-            zc__free(yp);
+            zc__free(yo);
         }
-        zc__free(xp);
+        zc__free(xo);
         if (rc < 0) return rc;
     }
     return 0;
@@ -155,8 +175,9 @@ static int atax_block(zc_array *a, const zc_range *sel, double *out)
     int rc = pull_all(X, &x);
     for (int64_t r0 = first; r0 < last && rc == 0; r0 += band) {
         int64_t r1 = min64(last, r0 + band);
-        double *ab;
-        if ((rc = pull(A, r0, r1, 0, n, &ab)) < 0) break;
+        const double *ab;
+        double *ao;
+        if ((rc = pull_ro(A, r0, r1, 0, n, &ab, &ao)) < 0) break;
         /* sub-bands of ATAX_SUB rows: A_s·X then A_sᵀ·T while A_s is in cache (2x
          * faster than two products over the band, each packing all of it) */
         for (int64_t s0 = 0; s0 < r1 - r0; s0 += ATAX_SUB) {
@@ -165,7 +186,7 @@ static int atax_block(zc_array *a, const zc_range *sel, double *out)
             la_gemm_acc(0, h, l, n, ab + s0 * n, x, t);
             la_gemm_acc(1, n, l, h, ab + s0 * n, t, out);
         }
-        zc__free(ab);
+        zc__free(ao);
     }
     zc__free(x);
     zc__free(t);
