@@ -129,16 +129,11 @@ int srccache_setup(plan *p, const zc_spec *spec, srccache **out)
             int64_t nchunks = 0;
             size_t slot = 0, bytes = us.u[i].stages == want && !a->cache ? source_bytes(a, &nchunks, &slot) : SIZE_MAX;
             if (bytes > left || bytes == 0) continue;
-            if (!c && !(c = zc__calloc(1, sizeof *c))) {
+            /* entries never move (sources point at theirs): room for every candidate at once */
+            if (!c && (!(c = zc__calloc(1, sizeof *c)) || !(c->e = zc__calloc((size_t)us.n, sizeof *c->e)))) {
                 rc = ZC_ENOMEM;
                 break;
             }
-            struct srccache_entry *ne = zc__realloc(c->e, (size_t)(c->n + 1) * sizeof *ne);
-            if (!ne) {
-                rc = ZC_ENOMEM;
-                break;
-            }
-            c->e = ne;
             struct srccache_entry *e = &c->e[c->n];
             memset(e, 0, sizeof *e);
             e->arena = zc__malloc(bytes);
