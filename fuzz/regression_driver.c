@@ -5,7 +5,7 @@
  *   fuzz_regression TARGET PATH...
  *
  * TARGET is a fuzz target's name (meta_v2, meta_v3, codec_decode,
- * chunk_read, region, roundtrip); each PATH is a file or a folder whose
+ * chunk_read, region, roundtrip, plan_json, eval_expr); each PATH is a file or a folder whose
  * regular files (not recursive) are replayed in name order. Before each file
  * its name goes to stderr, so a crash names its input. Exit status 0 when
  * every input ran; 1 for usage errors, unreadable files or no input at all
@@ -25,6 +25,8 @@ int zc_fuzz_codec_decode(const uint8_t *data, size_t size);
 int zc_fuzz_chunk_read(const uint8_t *data, size_t size);
 int zc_fuzz_region(const uint8_t *data, size_t size);
 int zc_fuzz_roundtrip(const uint8_t *data, size_t size);
+int zc_fuzz_plan_json(const uint8_t *data, size_t size);
+int zc_fuzz_eval_expr(const uint8_t *data, size_t size);
 
 typedef int (*entry_fn)(const uint8_t *data, size_t size);
 
@@ -35,6 +37,7 @@ static const struct {
     {"meta_v2", zc_fuzz_meta_v2},       {"meta_v3", zc_fuzz_meta_v3},
     {"codec_decode", zc_fuzz_codec_decode}, {"chunk_read", zc_fuzz_chunk_read},
     {"region", zc_fuzz_region},         {"roundtrip", zc_fuzz_roundtrip},
+    {"plan_json", zc_fuzz_plan_json},   {"eval_expr", zc_fuzz_eval_expr},
 };
 
 /* Read a whole file into an exact-size buffer (so ASan sees over-reads). */
