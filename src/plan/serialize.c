@@ -13,10 +13,12 @@
  *    "outputs": [3], "targets": [{"store": "...", "path": "...", "codec": ..., "zarr_format": 3}]} */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "core/error.h"
 #include "exec/run.h"
 #include "ops/linalg.h"
@@ -167,8 +169,125 @@ static int node_json(const list *l, zc_array *a, json_t **out)
 static int get_ints(const json_t *a, int64_t *out, int max)
 {
     if (!json_is_array(a) || json_array_size(a) > (size_t)max) return zc__err(ZC_EFORMAT, "plan: bad integer list");
-    for (size_t i = 0; i < json_array_size(a); i++) out[i] = json_integer_value(json_array_get(a, i));
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *v = json_array_get(a, i);
+        if (!json_is_integer(v)) return zc__err(ZC_EFORMAT, "plan: integer list holds a non-integer");
+        out[i] = json_integer_value(v);
+    }
     return (int)json_array_size(a);
+}
+
+/* An integer list of exactly n items (a node's per-dimension parameters). */
+static int get_n_ints(const json_t *o, const char *key, int64_t *out, int n, int i)
+{
+    if (get_ints(json_object_get(o, key), out, ZC_MAX_DIMS) != n)
+        return zc__err(ZC_EFORMAT, "plan: node %d: '%s' must list %d integers", i, key, n);
+    return 0;
+}
+
+/* The node's shape, chunks and dtype agree with `ref` (the same operation made
+ * from the same inputs by the library's own constructor). */
+static int same_layout(const zc_array *a, const zc_array *ref, int i, const char *what)
+{
+    bool ok = a->ndim == ref->ndim && a->dtype == ref->dtype;
+    for (int d = 0; ok && d < a->ndim; d++) ok = a->shape[d] == ref->shape[d];
+    if (!ok)
+        return zc__err(ZC_EFORMAT, "plan: node %d (%s): shape or dtype (%s) disagree with its inputs' (%s)", i, what,
+                       zc_dtype_name(a->dtype), zc_dtype_name(ref->dtype));
+    return 0;
+}
+
+/* Check an elementwise node by making it again from its inputs. */
+static int check_ew(const zc_array *a, int i)
+{
+    int op = a->p.ew.op, n = a->ninputs, rc;
+    zc_array *ref = NULL, *in[NODE_MAX_INPUTS];
+    for (int k = 0; k < n; k++) in[k] = a->inputs[k];
+    if (n == 3 && op == EW_UNARY_END_) rc = zc_elementwise("where", 3, in, &ref);
+    else if (n == 1 && op == -1 && a->dtype != ZC_RAW) rc = zc_astype(in[0], a->dtype, &ref);
+    else if ((n == 1 && op >= 0 && op < EW_UNARY_END_) || (n == 2 && op > EW_UNARY_END_ && op < EW_BINARY_END_))
+        rc = zc_elementwise(ew_op_name((ew_op)op), n, in, &ref);
+    else return zc__err(ZC_EFORMAT, "plan: node %d: elementwise op %d with %d inputs", i, op, n);
+    if (rc < 0) return zc__err_wrap(rc, "plan: node %d (elementwise op %d)", i, op);
+    rc = same_layout(a, ref, i, "elementwise");
+    zc_array_release(ref);
+    return rc;
+}
+
+/* Every element a slice reads lies inside its input. */
+static int check_slice(const zc_array *a, int i)
+{
+    const zc_array *in = a->inputs[0];
+    bool used[ZC_MAX_DIMS] = {0};
+    for (int d = 0; d < a->ndim; d++) {
+        int k = a->p.slice.in_dim[d];
+        if (k == -1) {
+            if (a->shape[d] != 1) return zc__err(ZC_EFORMAT, "plan: node %d: new axis %d has size %lld", i, d, (long long)a->shape[d]);
+            continue;
+        }
+        if (k < 0 || k >= in->ndim || used[k])
+            return zc__err(ZC_EFORMAT, "plan: node %d: slice dimension %d maps to input dimension %d", i, d, k);
+        used[k] = true;
+        int64_t st = a->p.slice.start[d], step = a->p.slice.step[d], last;
+        if (a->shape[d] == 0) continue;
+        if (step == 0 || st < 0 || st >= in->shape[k] || ck_mul_i64(a->shape[d] - 1, step, &last) ||
+            ck_add_i64(st, last, &last) || last < 0 || last >= in->shape[k])
+            return zc__err(ZC_EFORMAT, "plan: node %d: slice dimension %d (start %lld, step %lld, size %lld) is outside input dimension %d of size %lld",
+                           i, d, (long long)st, (long long)step, (long long)a->shape[d], k, (long long)in->shape[k]);
+    }
+    for (int k = 0; k < in->ndim; k++) {
+        int64_t f = a->p.slice.fixed[k];
+        if (used[k] ? f != -1 : (f < 0 || f >= in->shape[k]))
+            return zc__err(ZC_EFORMAT, "plan: node %d: fixed index %lld for input dimension %d of size %lld", i, (long long)f, k, (long long)in->shape[k]);
+    }
+    return 0;
+}
+
+/* A reduction round has the shape, dtype and dimensions ops/reduce.c gives it. */
+static int check_reduce(zc_array *a, int i)
+{
+    const zc_array *in = a->inputs[0];
+    int nd = in->ndim, flags = a->p.reduce.flags;
+    red_op op = a->p.reduce.op;
+    uint64_t axes = a->p.reduce.axes;
+    zc_dtype rd;
+    if ((int)op < 0 || op >= RED_END_ || flags < 1 || flags > 3 || (nd < 64 && (axes >> nd)) || !isfinite(a->p.reduce.ddof) ||
+        red_result_dtype(op, a->p.reduce.in_dtype, &rd) < 0)
+        return zc__err(ZC_EFORMAT, "plan: node %d: bad reduction parameters", i);
+    if ((flags & ROUND_FIRST) ? in->dtype != a->p.reduce.in_dtype
+                              : in->kind != NODE_REDUCE || in->dtype != ZC_RAW || in->p.reduce.op != op ||
+                                    in->p.reduce.in_dtype != a->p.reduce.in_dtype || in->p.reduce.axes != axes)
+        return zc__err(ZC_EFORMAT, "plan: node %d: reduction round does not follow its input", i);
+    int64_t shape[ZC_MAX_DIMS];
+    bool last = true;
+    for (int d = 0; d < nd; d++) {
+        int64_t sp = a->p.reduce.split[d];
+        shape[d] = in->shape[d];
+        if (!((axes >> d) & 1)) {
+            if (sp != 1) return zc__err(ZC_EFORMAT, "plan: node %d: split %lld on a kept dimension", i, (long long)sp);
+            continue;
+        }
+        int64_t nb = in->chunks[d] > 0 ? ck_ceildiv(in->shape[d], in->chunks[d]) : 0;
+        if (nb < 1) nb = 1;
+        if (sp < 1) return zc__err(ZC_EFORMAT, "plan: node %d: split %lld", i, (long long)sp);
+        shape[d] = ck_ceildiv(nb, sp);
+        if (shape[d] > 1) last = false;
+    }
+    if (last != ((flags & ROUND_LAST) != 0))
+        return zc__err(ZC_EFORMAT, "plan: node %d: reduction round flags %d disagree with its shape", i, flags);
+    bool drop = last && a->ndim != nd;
+    int ond = 0;
+    for (int d = 0; d < nd; d++) {
+        if (drop && ((axes >> d) & 1)) continue;
+        if (ond >= a->ndim || a->p.reduce.out_dim[ond] != d || a->shape[ond] != shape[d] ||
+            (!((axes >> d) & 1) && a->chunks[ond] != in->chunks[d]))
+            return zc__err(ZC_EFORMAT, "plan: node %d: reduction output dimension %d disagrees with its input", i, ond);
+        ond++;
+    }
+    if (ond != a->ndim) return zc__err(ZC_EFORMAT, "plan: node %d: reduction has %d dimensions, expected %d", i, a->ndim, ond);
+    if (last ? a->dtype != rd : a->dtype != ZC_RAW || a->itemsize != red_acc_size(op, a->p.reduce.in_dtype))
+        return zc__err(ZC_EFORMAT, "plan: node %d: reduction dtype %s disagrees with its operation", i, zc_dtype_name(a->dtype));
+    return 0;
 }
 
 static zc_dtype dtype_of(const json_t *v)
@@ -191,18 +310,36 @@ static int node_from_json(const json_t *o, zc_array **built, int i, store_list *
     zc_array *in[NODE_MAX_INPUTS];
     json_t *inputs = json_object_get(o, "inputs");
     int nin = (int)json_array_size(inputs);
-    if (nin > NODE_MAX_INPUTS) return zc__err(ZC_EFORMAT, "plan: node %d has too many inputs", i);
+    if (!json_is_array(inputs) || nin > NODE_MAX_INPUTS)
+        return zc__err(ZC_EFORMAT, "plan: node %d needs a list of at most %d inputs", i, NODE_MAX_INPUTS);
     for (int k = 0; k < nin; k++) {
-        json_int_t j = json_integer_value(json_array_get(inputs, (size_t)k));
-        if (j < 0 || j >= i) return zc__err(ZC_EFORMAT, "plan: node %d names input %lld", i, (long long)j);
+        const json_t *jv = json_array_get(inputs, (size_t)k);
+        json_int_t j = json_integer_value(jv);
+        if (!json_is_integer(jv) || j < 0 || j >= i)
+            return zc__err(ZC_EFORMAT, "plan: node %d names input %lld", i, (long long)j);
         in[k] = built[j];
+    }
+    /* the grid: positive chunks no larger than the dimension, a countable number of blocks */
+    int64_t nblocks = 1;
+    for (int d = 0; d < nd; d++) {
+        if (shape[d] < 0 || chunks[d] < 1 || (chunks[d] > shape[d] && chunks[d] > 1) ||
+            ck_mul_i64(nblocks, shape[d] ? ck_ceildiv(shape[d], chunks[d]) : 1, &nblocks))
+            return zc__err(ZC_EFORMAT, "plan: node %d: dimension %d of size %lld with chunks of %lld", i, d,
+                           (long long)shape[d], (long long)chunks[d]);
     }
     zc_dtype dt = dtype_of(json_object_get(o, "dtype"));
     if (!strcmp(kind, "zarr")) {
         zc_store *st;
         ZC_TRY(zc_store_open(json_string_value(json_object_get(o, "store")), ZC_STORE_READONLY, &st));
         ZC_TRY(keep_store(stores, st));
-        return zc_from_zarr(st, json_string_value(json_object_get(o, "path")), out);
+        ZC_TRY(zc_from_zarr(st, json_string_value(json_object_get(o, "path")), out));
+        bool same = (*out)->ndim == nd && (*out)->dtype == dt;
+        for (int d = 0; same && d < nd; d++) same = (*out)->shape[d] == shape[d];
+        if (same) return 0;
+        zc_array_release(*out);
+        *out = NULL;
+        return zc__err(ZC_EFORMAT, "plan: node %d: the stored array '%s' no longer has the shape and dtype the plan was made for",
+                       i, json_string_value(json_object_get(o, "path")));
     }
     node_kind k;
     if (!strcmp(kind, "create")) k = NODE_CREATE;
@@ -216,10 +353,26 @@ static int node_from_json(const json_t *o, zc_array **built, int i, store_list *
     else if (!strcmp(kind, "fft")) k = NODE_FFT;
     else if (manip_kind_from_json(kind, &k) == 0) {}
     else return zc__err(ZC_EFORMAT, "plan: node %d has unknown kind '%s'", i, kind);
+    int want = k == NODE_CREATE || k == NODE_SCALAR ? 0 : k == NODE_SLICE || k == NODE_REDUCE || k == NODE_RECHUNK ? 1 : -1;
+    if (want >= 0 ? nin != want : nin < 1)
+        return zc__err(ZC_EFORMAT, "plan: node %d (%s) has %d inputs", i, kind, nin);
+    if (k == NODE_SCALAR && nd != 0) return zc__err(ZC_EFORMAT, "plan: node %d: a scalar has %d dimensions", i, nd);
+    if (k == NODE_RECHUNK) {
+        bool same = in[0]->ndim == nd && in[0]->dtype == dt;
+        for (int d = 0; same && d < nd; d++) same = in[0]->shape[d] == shape[d];
+        if (!same) return zc__err(ZC_EFORMAT, "plan: node %d: a rechunk's shape or dtype differ from its input's", i);
+    }
     ZC_TRY(node_new(k, nd, shape, chunks, dt, nin, in, out));
     zc_array *a = *out;
-    int rc;
-    a->itemsize = (size_t)json_integer_value(json_object_get(o, "itemsize"));
+    int rc = 0;
+    const json_t *jis = json_object_get(o, "itemsize");
+    json_int_t isz = json_integer_value(jis);
+    if (!json_is_integer(jis) || (dt == ZC_RAW ? isz < 1 || isz > 65536 : (size_t)isz != a->itemsize)) {
+        zc_array_release(a);
+        *out = NULL;
+        return zc__err(ZC_EFORMAT, "plan: node %d: itemsize %lld for dtype %s", i, (long long)isz, zc_dtype_name(dt));
+    }
+    a->itemsize = (size_t)isz;
     switch (k) {
     case NODE_CREATE:
         a->p.create.what = (create_kind)json_integer_value(json_object_get(o, "what"));
@@ -228,61 +381,54 @@ static int node_from_json(const json_t *o, zc_array **built, int i, store_list *
         a->p.create.c = json_number_value(json_object_get(o, "c"));
         a->p.create.k = json_integer_value(json_object_get(o, "k"));
         a->p.create.seed = (uint64_t)json_integer_value(json_object_get(o, "seed"));
+        if ((int)a->p.create.what < CREATE_FULL || a->p.create.what > CREATE_NORMAL)
+            rc = zc__err(ZC_EFORMAT, "plan: node %d: unknown creation kind %d", i, (int)a->p.create.what);
         break;
     case NODE_SCALAR:
         a->p.scalar.value = json_number_value(json_object_get(o, "value"));
         a->p.scalar.is_int = json_is_true(json_object_get(o, "is_int"));
         break;
-    case NODE_EW: a->p.ew.op = (int)json_integer_value(json_object_get(o, "op")); break;
+    case NODE_EW: {
+        json_int_t op = json_integer_value(json_object_get(o, "op"));
+        a->p.ew.op = op < -1 || op > INT_MAX ? INT_MAX : (int)op;
+        rc = check_ew(a, i);
+        break;
+    }
     case NODE_SLICE: {
         int64_t v[ZC_MAX_DIMS];
-        get_ints(json_object_get(o, "in_dim"), v, ZC_MAX_DIMS);
-        for (int d = 0; d < nd; d++) a->p.slice.in_dim[d] = (int)v[d];
-        get_ints(json_object_get(o, "start"), a->p.slice.start, ZC_MAX_DIMS);
-        get_ints(json_object_get(o, "step"), a->p.slice.step, ZC_MAX_DIMS);
-        get_ints(json_object_get(o, "fixed"), a->p.slice.fixed, ZC_MAX_DIMS);
+        if ((rc = get_n_ints(o, "in_dim", v, nd, i)) < 0 || (rc = get_n_ints(o, "start", a->p.slice.start, nd, i)) < 0 ||
+            (rc = get_n_ints(o, "step", a->p.slice.step, nd, i)) < 0 ||
+            (rc = get_n_ints(o, "fixed", a->p.slice.fixed, in[0]->ndim, i)) < 0)
+            break;
+        for (int d = 0; d < nd; d++) a->p.slice.in_dim[d] = v[d] < -1 || v[d] >= ZC_MAX_DIMS ? -2 : (int)v[d];
+        rc = check_slice(a, i);
         break;
     }
     case NODE_REDUCE: {
         int64_t v[ZC_MAX_DIMS];
-        a->p.reduce.op = (red_op)json_integer_value(json_object_get(o, "op"));
+        json_int_t op = json_integer_value(json_object_get(o, "op")), fl = json_integer_value(json_object_get(o, "flags"));
+        a->p.reduce.op = op < 0 || op >= RED_END_ ? RED_END_ : (red_op)op;
         a->p.reduce.in_dtype = dtype_of(json_object_get(o, "in_dtype"));
         a->p.reduce.axes = (uint64_t)json_integer_value(json_object_get(o, "axes"));
-        a->p.reduce.flags = (int)json_integer_value(json_object_get(o, "flags"));
-        get_ints(json_object_get(o, "split"), a->p.reduce.split, ZC_MAX_DIMS);
+        a->p.reduce.flags = fl < 0 || fl > 3 ? 0 : (int)fl;
         a->p.reduce.ddof = json_number_value(json_object_get(o, "ddof"));
-        get_ints(json_object_get(o, "out_dim"), v, ZC_MAX_DIMS);
-        for (int d = 0; d < nd; d++) a->p.reduce.out_dim[d] = (int)v[d];
+        if ((rc = get_n_ints(o, "split", a->p.reduce.split, in[0]->ndim, i)) < 0 || (rc = get_n_ints(o, "out_dim", v, nd, i)) < 0)
+            break;
+        for (int d = 0; d < nd; d++) a->p.reduce.out_dim[d] = v[d] < 0 || v[d] >= ZC_MAX_DIMS ? -1 : (int)v[d];
+        rc = check_reduce(a, i);
         break;
     }
-    case NODE_DECOMP:
-        if ((rc = decomp_from_json(o, a)) < 0) {
-            zc_array_release(a);
-            *out = NULL;
-            return rc;
-        }
-        break;
-    case NODE_FFT:
-        if ((rc = fftn_from_json(o, a)) < 0) {
-            zc_array_release(a);
-            *out = NULL;
-            return rc;
-        }
-        break;
-    case NODE_MATMUL:
-        if ((rc = linalg_from_json(o, a)) < 0) {
-            zc_array_release(a);
-            *out = NULL;
-            return rc;
-        }
-        break;
+    case NODE_DECOMP: rc = decomp_from_json(o, a); break;
+    case NODE_FFT: rc = fftn_from_json(o, a); break;
+    case NODE_MATMUL: rc = linalg_from_json(o, a); break;
     default:
-        if (manip_kind(k) && (rc = manip_from_json(o, a)) < 0) {
-            zc_array_release(a);
-            *out = NULL;
-            return rc;
-        }
+        if (manip_kind(k)) rc = manip_from_json(o, a);
         break;
+    }
+    if (rc < 0) {
+        zc_array_release(a);
+        *out = NULL;
+        return rc;
     }
     return 0;
 }
@@ -378,9 +524,15 @@ int zc_plan_run(const char *path, int op, int64_t first, int64_t last, int nthre
                                  (int)json_integer_value(json_object_get(t, "zarr_format"))};
     }
     zc_spec spec = ZC_SPEC_INIT;
-    spec.allowed_mem = (size_t)json_integer_value(json_object_get(js, "allowed_mem"));
-    spec.reserved_mem = (size_t)json_integer_value(json_object_get(js, "reserved_mem"));
-    spec.max_retries = (int)json_integer_value(json_object_get(js, "max_retries"));
+    json_int_t am = json_integer_value(json_object_get(js, "allowed_mem")),
+               rm = json_integer_value(json_object_get(js, "reserved_mem")),
+               mr = json_integer_value(json_object_get(js, "max_retries"));
+    if (rc == 0 && (am < 1 || rm < 0 || rm >= am || mr < 0 || mr > 1000))
+        rc = zc__err(ZC_EFORMAT, "plan '%s': spec has allowed_mem %lld, reserved_mem %lld, max_retries %lld", path,
+                     (long long)am, (long long)rm, (long long)mr);
+    spec.allowed_mem = (size_t)am;
+    spec.reserved_mem = (size_t)rm;
+    spec.max_retries = (int)mr;
     spec.nthreads = nthreads;
     if (rc == 0 && (rc = plan_build(&spec, (int)no, outputs, &p)) == 0) planned = true;
     if (rc == 0 && (op < 0 || op >= p.nstages))
