@@ -327,6 +327,70 @@ int decomp_to_json(const zc_array *a, json_t *o)
     return 0;
 }
 
+static bool dims_are(const zc_array *a, int nd, int64_t d0, int64_t d1, int64_t d2)
+{
+    int64_t d[3] = {d0, d1, d2};
+    if (a->ndim != nd) return false;
+    for (int i = 0; i < nd; i++)
+        if (a->shape[i] != d[i]) return false;
+    return true;
+}
+
+/* A node read from a plan has the inputs, shape and chunks ops/decomp.c gives
+ * its operation (the blocks functions above index with them unchecked). */
+static bool layout_ok(const zc_array *a)
+{
+    la_op op = (la_op)a->p.decomp.op;
+    int nin = a->ninputs;
+    if (a->dtype != (op == LA_LSTSQ_RANK ? ZC_INT64 : ZC_FLOAT64)) return false;
+    for (int i = 0; i < nin; i++) {
+        const zc_array *x = a->inputs[i];
+        if (x->dtype != ZC_FLOAT64 || x->ndim < 1 || x->ndim > 2) return false;
+        for (int d = 0; d < x->ndim; d++)
+            if (x->shape[d] < 1) return false;
+    }
+    const zc_array *A = a->inputs[0], *B = nin > 1 ? a->inputs[1] : NULL;
+    if (A->ndim != 2 && op != LA_PROD) return false;
+    int64_t m = A->shape[0], n = A->ndim == 2 ? A->shape[1] : 1, k = min64(m, n), band = a->p.decomp.band;
+    switch (op) {
+    case LA_TSQR_R: case LA_TSQR_Q: {
+        int64_t nb = ck_ceildiv(m, band), ns;
+        if (ck_mul_i64(nb - 1, n, &ns) || ck_add_i64(ns, min64(m - (nb - 1) * band, n), &ns)) return false;
+        if (op == LA_TSQR_R) return nin == 1 && dims_are(a, 2, ns, n, 0) && a->chunks[0] == n && a->chunks[1] == n;
+        int64_t w = nin == 3 ? a->inputs[2]->shape[a->inputs[2]->ndim - 1] : n;
+        return (nin == 2 || (nin == 3 && dims_are(a->inputs[2], 2, n, w, 0))) && dims_are(B, 2, ns, n, 0) &&
+               dims_are(a, 2, m, w, 0) && a->chunks[0] == band && a->chunks[1] == w;
+    }
+    case LA_PROD:
+        return nin == 2 && A->ndim == 2 && B->ndim == 2 && B->shape[0] == n && dims_are(a, 2, m, B->shape[1], 0) &&
+               a->chunks[1] == a->shape[1];
+    case LA_ATB: case LA_ATAX: {
+        int64_t g = ck_ceildiv(ck_ceildiv(m, band), a->p.decomp.group);
+        if (nin != 2 || B->ndim != 2 || a->chunks[0] != 1) return false;
+        if (op == LA_ATB) return B->shape[0] == m && dims_are(a, 3, g, n, B->shape[1]);
+        return B->shape[0] == n && dims_are(a, 3, g, n, B->shape[1]) && a->chunks[1] == n && a->chunks[2] == B->shape[1];
+    }
+    default: break;
+    }
+    /* computed whole in one task */
+    for (int d = 0; d < a->ndim; d++)
+        if (a->chunks[d] != (a->shape[d] > 0 ? a->shape[d] : 1)) return false;
+    int64_t r = B ? (B->ndim == 2 ? B->shape[1] : 1) : 0;
+    bool bcols = B && B->shape[0] == m;
+    switch (op) {
+    case LA_QR_Q: case LA_SVD_U: return nin == 1 && dims_are(a, 2, m, k, 0);
+    case LA_QR_R: case LA_SVD_VT: return nin == 1 && dims_are(a, 2, k, n, 0);
+    case LA_SVD_S: return nin == 1 && dims_are(a, 1, k, 0, 0);
+    case LA_CHOLESKY: case LA_INV: return nin == 1 && m == n && dims_are(a, 2, m, m, 0);
+    case LA_SOLVE: return nin == 2 && m == n && bcols && dims_are(a, B->ndim, m, r, 0);
+    case LA_LSTSQ_X: return nin == 2 && bcols && dims_are(a, B->ndim, n, r, 0);
+    case LA_LSTSQ_RES: return nin == 2 && bcols && dims_are(a, 1, r, 0, 0);
+    case LA_LSTSQ_RANK: return nin == 2 && bcols && a->ndim == 0;
+    case LA_LSTSQ_S: return nin == 2 && bcols && dims_are(a, 1, k, 0, 0);
+    default: return false;
+    }
+}
+
 int decomp_from_json(const json_t *o, zc_array *a)
 {
     const char *name = json_string_value(json_object_get(o, "op"));
@@ -341,5 +405,7 @@ int decomp_from_json(const json_t *o, zc_array *a)
         return zc__err(ZC_EFORMAT, "plan: %s node with band %lld", name, (long long)a->p.decomp.band);
     if ((op == LA_ATB || op == LA_ATAX) && a->p.decomp.group < 1)
         return zc__err(ZC_EFORMAT, "plan: %s node with group %lld", name, (long long)a->p.decomp.group);
+    if (!layout_ok(a))
+        return zc__err(ZC_EFORMAT, "plan: %s node's shape, chunks, dtype or inputs disagree with what it computes", name);
     return 0;
 }
