@@ -535,6 +535,23 @@ TEST(saved_plan_with_fft_runs_in_workers)
     for (char *p = json; p && (p = strstr(p, "\"op\":")); p++) nops++;
     zc_free(json);
     for (int op = 0; op < nops; op++) CHECK_OK(zc_plan_run(plan, op, 0, -1, 1));
+    /* a plan whose FFT node does not fit its dtypes (c2c made r2c) is refused before any work */
+    FILE *fp = fopen(plan, "rb");
+    static char text[1 << 20];
+    size_t len = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
+    if (fp) fclose(fp);
+    text[len] = 0;
+    char *k = strstr(text, "\"kind\": 0");
+    CHECK(k != NULL);
+    if (k) {
+        k[8] = '2';
+        char bad[700];
+        snprintf(bad, sizeof bad, "%s/bad.json", dir);
+        fp = fopen(bad, "wb");
+        CHECK(fp && fwrite(text, 1, len, fp) == len);
+        if (fp) fclose(fp);
+        CHECK_ERR(zc_plan_run(bad, 0, 0, -1, 1), ZC_EFORMAT, "fft node");
+    }
     static double want[3 * 1024], got[3 * 1024];
     zc_spec s = spec_default();
     CHECK_OK(zc_compute_buffer(&s, a, want, sizeof want, NULL));

@@ -368,5 +368,13 @@ int fftn_from_json(const json_t *o, zc_array *a)
     for (int d = 0; d < a->ndim; d++)
         if (d != p->axis && in->shape[d] != a->shape[d])
             return zc__err(ZC_EFORMAT, "plan: fft node: input shape differs off the axis");
+    /* dtypes as ops/fft.c makes them: the region code reads and writes by these sizes */
+    bool single = is_single(a->dtype);
+    zc_dtype want_in = p->kind == FFTK_R2C ? (single ? ZC_FLOAT32 : ZC_FLOAT64) : (single ? ZC_COMPLEX64 : ZC_COMPLEX128);
+    zc_dtype want_out = p->kind == FFTK_C2R ? (single ? ZC_FLOAT32 : ZC_FLOAT64) : (single ? ZC_COMPLEX64 : ZC_COMPLEX128);
+    if (a->dtype != want_out || in->dtype != want_in || a->itemsize != (size_t)(single ? 4 : 8) * (p->kind == FFTK_C2R ? 1 : 2) ||
+        in->itemsize != (size_t)(single ? 4 : 8) * (p->kind == FFTK_R2C ? 1 : 2))
+        return zc__err(ZC_EFORMAT, "plan: fft node: dtypes %s -> %s do not fit a transform of kind %d",
+                       zc_dtype_name(in->dtype), zc_dtype_name(a->dtype), p->kind);
     return 0;
 }
