@@ -366,8 +366,8 @@ int fftn_from_json(const json_t *o, zc_array *a)
         (p->tw_dim >= 0 && (p->tw_dim >= a->ndim || (p->tw_dim == p->axis && p->kind != FFTK_NONE) || p->tw_n < 1)) || p->tw_dim < -1)
         return zc__err(ZC_EFORMAT, "plan: fft node: parameters do not fit its shape");
     for (int d = 0; d < a->ndim; d++)
-        if (d != p->axis && in->shape[d] != a->shape[d])
-            return zc__err(ZC_EFORMAT, "plan: fft node: input shape differs off the axis");
+        if ((d != p->axis || p->kind == FFTK_NONE) && in->shape[d] != a->shape[d])
+            return zc__err(ZC_EFORMAT, "plan: fft node: input shape differs off the axis (or anywhere, for a twiddle)");
     /* dtypes as ops/fft.c makes them: the region code reads and writes by these sizes */
     bool single = is_single(a->dtype);
     zc_dtype want_in = p->kind == FFTK_R2C ? (single ? ZC_FLOAT32 : ZC_FLOAT64) : (single ? ZC_COMPLEX64 : ZC_COMPLEX128);
