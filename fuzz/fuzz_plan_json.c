@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -84,6 +85,7 @@ static void make_source(zc_store *st, const char *path, int64_t rows, int64_t co
     zc_array_release(a);
     zc_spec spec = ZC_SPEC_INIT;
     spec.nthreads = 1;
+    spec.executor = "sequential"; /* no pool threads (their thread-local caches look leaked after a fork) */
     zc_target t = {st, path, NULL, 3};
     if (zc_compute(&spec, 1, &c, &t, NULL) < 0) die("compute source", zc_errmsg());
     zc_array_release(c);
@@ -141,6 +143,17 @@ static void setup(void)
     fs.allowed_mem = (size_t)64 << 20;
     fs.reserved_mem = (size_t)8 << 20;
     zc_fft_set_memory(&fs);
+    /* The fixture is files only: build it in a child, so that this process
+     * starts no pool threads (a forking driver's children would see their
+     * thread-local caches as leaks). */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) die("fork", strerror(errno));
+    if (pid > 0) {
+        int st = 0;
+        if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) die("fixture", "the child building it failed");
+        return;
+    }
     char srcpath[300];
     snprintf(srcpath, sizeof srcpath, "%s/src", fixdir);
     zc_store *src;
@@ -149,6 +162,7 @@ static void setup(void)
     make_source(src, "w", 6, 6, 4, 4);
     for (size_t k = 0; k < NSEEDS; k++) save_seed(src, (int)k, seeddir);
     zc_store_close(src);
+    _exit(0);
 }
 
 const char *fuzz_plan_json_seed_dir(void);

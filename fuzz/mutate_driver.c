@@ -10,7 +10,10 @@
  * duplications of a span, splices with another seed, number tweaks (a run of
  * digits replaced by an interesting value: 0, -1, 2^31, 2^63-1, 1e308, ...),
  * and token swaps (an identifier or punctuation token replaced by one taken
- * from another seed). Each input runs in a forked child (the parent ran the
+ * from another seed). Inputs that are JSON objects also get structural
+ * mutations half of the time: one value somewhere in the tree is set to an
+ * interesting number, nudged by +-1, replaced by a value of any seed, removed
+ * from its object or array, or its array item duplicated. Each input runs in a forked child (the parent ran the
  * target once on an empty input first, so fixtures are built once), with an
  * alarm of TIMEOUT_S seconds (default 10); in sanitized builds the child also
  * runs LeakSanitizer before exiting. An input whose child dies, times out or
@@ -19,6 +22,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +43,11 @@ int zc_fuzz_eval_expr(const uint8_t *data, size_t size);
 
 /* LeakSanitizer's on-demand check, when linked in. */
 int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+/* The codecs' per-thread contexts (codec/compress_common.c) of the parent's
+ * pool threads, made while building fixtures, are unreachable in a forked
+ * child, which has no such threads: not leaks of the input's run. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) { return "leak:compress_common.c\n"; }
 
 typedef int (*entry_fn)(const uint8_t *data, size_t size);
 static const struct {
@@ -129,15 +138,108 @@ static void replace(blob *b, size_t at, size_t len, const unsigned char *rep, si
 {
     unsigned char *p = malloc(b->n - len + rn + 1);
     memcpy(p, b->p, at);
-    memcpy(p + at, rep, rn);
+    if (rn) memcpy(p + at, rep, rn);
     memcpy(p + at + rn, b->p + at + len, b->n - at - len);
     free(b->p);
     b->p = p;
     b->n = b->n - len + rn;
 }
 
+/* Every value of a JSON tree, with where it sits (parent and key or index). */
+typedef struct {
+    json_t *parent, *value;
+    const char *key;
+    size_t index;
+} jslot;
+
+static void collect(json_t *v, jslot **slots, size_t *n)
+{
+    const char *key;
+    json_t *c;
+    size_t i;
+    if (json_is_object(v)) {
+        json_object_foreach(v, key, c) {
+            *slots = realloc(*slots, (*n + 1) * sizeof **slots);
+            (*slots)[(*n)++] = (jslot){v, c, key, 0};
+            collect(c, slots, n);
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, c) {
+            *slots = realloc(*slots, (*n + 1) * sizeof **slots);
+            (*slots)[(*n)++] = (jslot){v, c, NULL, i};
+            collect(c, slots, n);
+        }
+    }
+}
+
+static void set_slot(const jslot *s, json_t *nv)
+{
+    if (s->key) json_object_set_new(s->parent, s->key, nv);
+    else json_array_set_new(s->parent, s->index, nv);
+}
+
+/* A structural mutation of a JSON object; 0 if b is not one. */
+static int json_mutate(blob *b)
+{
+    json_t *doc = json_loadb((const char *)b->p, b->n, 0, NULL);
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return 0;
+    }
+    jslot *slots = NULL;
+    size_t n = 0;
+    collect(doc, &slots, &n);
+    if (n) {
+        jslot *s = &slots[below(n)];
+        switch (next() % 6) {
+        case 0: case 1: { /* an interesting number */
+            const char *t = NUMBERS[below(sizeof NUMBERS / sizeof NUMBERS[0])];
+            json_t *nv = json_loads(t, JSON_DECODE_ANY, NULL);
+            set_slot(s, nv ? nv : json_integer(-1));
+            break;
+        }
+        case 2: /* nudge an integer */
+            if (json_is_integer(s->value)) {
+                static const json_int_t d[] = {1, -1, 2, -2};
+                set_slot(s, json_integer((json_int_t)((unsigned long long)json_integer_value(s->value) +
+                                                      (unsigned long long)d[next() % 4])));
+            }
+            break;
+        case 3: { /* a value from some seed */
+            const blob *o = &seeds[below(nseeds)];
+            json_t *od = json_loadb((const char *)o->p, o->n, 0, NULL);
+            jslot *os = NULL;
+            size_t on = 0;
+            if (od) collect(od, &os, &on);
+            if (on) set_slot(s, json_deep_copy(os[below(on)].value));
+            free(os);
+            json_decref(od);
+            break;
+        }
+        case 4: /* remove */
+            if (s->key) json_object_del(s->parent, s->key);
+            else json_array_remove(s->parent, s->index);
+            break;
+        default: /* duplicate an array item */
+            if (!s->key) json_array_insert_new(s->parent, s->index, json_deep_copy(s->value));
+            break;
+        }
+    }
+    free(slots);
+    char *out = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    if (!out) return 0;
+    free(b->p);
+    b->n = strlen(out);
+    b->p = malloc(b->n + 1);
+    memcpy(b->p, out, b->n);
+    free(out);
+    return 1;
+}
+
 static void mutate(blob *b)
 {
+    if (b->n && b->p[0] == '{' && next() % 2 && json_mutate(b)) return;
     size_t at = below(b->n + 1);
     switch (next() % 9) {
     case 0: /* flip a bit */
@@ -181,7 +283,7 @@ static void mutate(blob *b)
         if (next() % 3 == 0) {
             long long v = strtoll((const char *)b->p + i, NULL, 10);
             static const long long d[] = {1, -1, 2, -2, 8, 1024};
-            snprintf(num, sizeof num, "%lld", v + d[next() % 6]);
+            snprintf(num, sizeof num, "%lld", (long long)((unsigned long long)v + (unsigned long long)d[next() % 6]));
         } else {
             snprintf(num, sizeof num, "%s", NUMBERS[below(sizeof NUMBERS / sizeof NUMBERS[0])]);
         }
