@@ -596,8 +596,17 @@ int exec_open(plan *p, const zc_target *targets, zc_store *work)
         const zc_target *t = s->target >= 0 ? &targets[s->target] : NULL;
         char path[64];
         snprintf(path, sizeof path, "op%d", k);
-        int rc = zc_zarr_open(t ? t->store : work, t ? t->path : path, &s->node->mat);
+        zc_array *a = s->node;
+        int rc = zc_zarr_open(t ? t->store : work, t ? t->path : path, &a->mat);
         if (rc < 0) return zc__err_wrap(rc, "%s: its array is missing (was the plan saved?)", s->name);
+        /* a saved plan and the arrays it made must still agree: tasks write whole
+         * chunks of the node's grid (a finer grid would have tasks share chunks) */
+        bool same = a->mat->m.ndim == a->ndim && a->mat->m.dtype.type == a->dtype && a->mat->m.dtype.size == a->itemsize;
+        for (int d = 0; same && d < a->ndim; d++)
+            same = a->mat->m.shape[d] == a->shape[d] && a->mat->rchunk[d] == a->chunks[d];
+        if (!same)
+            return zc__err(ZC_EFORMAT, "%s: its array '%s' does not have the shape, chunks and dtype of the plan's operation",
+                           s->name, t ? t->path : path);
     }
     return 0;
 }
