@@ -224,7 +224,7 @@ static int buffer_region(const zc_array *a, const zc_range *sel, unsigned char *
     int64_t st = (int64_t)a->itemsize, dt = (int64_t)a->itemsize, off = 0;
     for (int d = a->ndim - 1; d >= 0; d--) {
         cnt[d] = sel[d].stop > sel[d].start ? (sel[d].stop - sel[d].start - 1) / sel[d].step + 1 : 0;
-        sstride[d] = st * sel[d].step;
+        sstride[d] = cnt[d] > 1 ? st * sel[d].step : 0; /* a single element's step may be huge */
         off += sel[d].start * st;
         dstride[d] = dt;
         st *= a->shape[d];
@@ -244,7 +244,9 @@ static int slice_region(zc_array *a, const zc_range *sel, void *out)
         int i = a->p.slice.in_dim[d];
         if (i < 0) continue;
         int64_t cnt = sel[d].stop > sel[d].start ? (sel[d].stop - sel[d].start - 1) / sel[d].step + 1 : 0;
-        int64_t step = a->p.slice.step[d] * sel[d].step, start = a->p.slice.start[d] + sel[d].start * a->p.slice.step[d];
+        int64_t start = a->p.slice.start[d] + sel[d].start * a->p.slice.step[d];
+        /* one element or none: any step reads the same, and x[::2**63-1]'s would overflow below */
+        int64_t step = cnt > 1 ? a->p.slice.step[d] * sel[d].step : 1;
         isel[i] = (zc_range){start, cnt ? start + (cnt - 1) * step + 1 : start, step};
     }
     return node_region(in, isel, out);

@@ -215,7 +215,7 @@ static size_t proj_compute(const zc_array *a, const zc_range *sel)
         for (int d = 0; d < a->ndim; d++) {
             int i = a->p.slice.in_dim[d];
             if (i < 0) continue;
-            int64_t c = count_of(&sel[d]), st = a->p.slice.step[d] * sel[d].step;
+            int64_t c = count_of(&sel[d]), st = c > 1 ? a->p.slice.step[d] * sel[d].step : 1; /* as slice_region */
             int64_t s0 = a->p.slice.start[d] + sel[d].start * a->p.slice.step[d];
             isel[i] = (zc_range){s0, c ? s0 + (c - 1) * st + 1 : s0, st};
         }
