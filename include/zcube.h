@@ -697,8 +697,10 @@ typedef struct {
                                others so kept) is read and decoded once, by the first stage
                                that reads each chunk (zc_compute only; workers running a
                                saved plan read as before). Process memory stays within
-                               nthreads x allowed_mem + cache_mem; the report's
-                               "source_cache" gives bytes, arrays, hits, misses. 0 = off */
+                               nthreads x allowed_mem + cache_mem. What the sources leave
+                               of it holds the intermediates when they all fit. The
+                               report's "source_cache" gives bytes, arrays, hits, misses,
+                               intermediates_in_memory. 0 = off */
 } zc_spec;
 #define ZC_SPEC_INIT {sizeof(zc_spec), NULL, (size_t)2 << 30, (size_t)64 << 20, 0, 0, 2, NULL, NULL, 64, NULL, 0}
 

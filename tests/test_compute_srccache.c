@@ -3,7 +3,8 @@
  * reads hits), results are bit-identical with and without the cache, the budget
  * is respected (a source that does not fit is not cached, and the process's
  * allocations stay within threads × allowed_mem + cache_mem), sources read by
- * one stage are not cached, strided and sharded reads, a corrupt chunk. */
+ * one stage are not cached, strided and sharded reads, a corrupt chunk; what
+ * the sources leave of cache_mem holds the intermediates when they fit. */
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -49,7 +50,7 @@ static zc_array *stored(zc_store *st, const char *path, int64_t m, int64_t n, in
 
 typedef struct {
     int64_t bytes, arrays, hits, misses;
-    int le_projected;
+    int le_projected, inter_mem;
 } cache_report;
 
 /* Compute arrs[0..n) with spec s into a memory store; values of each (len[i] doubles) and the cache figures. */
@@ -78,6 +79,7 @@ static void run(const zc_spec *s, int n, zc_array **arrs, const size_t *len, dou
     cr->arrays = json_integer_value(json_object_get(c, "arrays"));
     cr->hits = json_integer_value(json_object_get(c, "hits"));
     cr->misses = json_integer_value(json_object_get(c, "misses"));
+    cr->inter_mem = json_is_true(json_object_get(c, "intermediates_in_memory"));
     cr->le_projected = 1;
     size_t k;
     json_t *o;
@@ -284,4 +286,38 @@ TEST(cache_corrupt_chunk)
     zc_store_close(st);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
+}
+
+TEST(cache_left_holds_intermediates)
+{
+    zc_store *st = NULL;
+    CHECK_OK(zc_store_open("memory://srccache-src6", ZC_STORE_CREATE, &st));
+    int64_t m = 400, n = 50;
+    zc_array *x = stored(st, "x", m, n, 100, 50, 0, 0, NULL), *d = anomaly(x);
+    size_t len = (size_t)(m * n), one = (size_t)(m * n * 8);
+    double *ref, *got;
+    cache_report c;
+    /* reserved_mem 0: intermediates never stay in memory on its account; the work
+     * directory cannot be created, so only a run keeping them in memory succeeds */
+    zc_spec s = spec_of(64, 0, 2);
+    s.reserved_mem = 0;
+    run(&s, 1, &d, &len, &ref, &c);
+    CHECK(!c.inter_mem);
+    s.work_dir = "/proc/zcube-no-such-dir/work";
+    zc_store *out = NULL;
+    CHECK_OK(zc_store_open("memory://srccache-out6", ZC_STORE_CREATE, &out));
+    zc_target t = {out, "d", "none", 3};
+    CHECK(zc_compute(&s, 1, &d, &t, NULL) < 0);
+    /* room for the source only: the intermediates go to the work directory (refused) */
+    s.cache_mem = one;
+    CHECK(zc_compute(&s, 1, &d, &t, NULL) < 0);
+    /* room for both */
+    s.cache_mem = one + ((size_t)1 << 20);
+    run(&s, 1, &d, &len, &got, &c);
+    CHECK(c.inter_mem && c.arrays == 1 && c.bytes == (int64_t)one);
+    CHECK(memcmp(ref, got, len * sizeof(double)) == 0);
+    free(ref), free(got);
+    zc_array_release(d), zc_array_release(x);
+    zc_store_close(out);
+    zc_store_close(st);
 }

@@ -680,6 +680,9 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     /* Small intermediates (reduction partials, mostly) stay in memory, inside
      * reserved_mem: a file per tiny chunk costs far more than computing it. */
     bool in_memory = !spec->resume && (size_t)p.intermediate_bytes <= spec->reserved_mem / 2;
+    size_t cached = srccache_bytes(cache); /* what cache_mem has left holds the intermediates if they all fit */
+    if (!spec->resume && spec->cache_mem > cached && (size_t)p.intermediate_bytes <= spec->cache_mem - cached)
+        in_memory = true;
     if (need_work && in_memory) {
         static atomic_int mem_counter;
         snprintf(work_dir, sizeof work_dir, "memory://zcube-work-%d-%d", (int)getpid(), atomic_fetch_add(&mem_counter, 1));
@@ -709,7 +712,7 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     if (rc == 0 && report) {
         *report = zc__calloc(1, sizeof **report);
         char *j = *report ? plan_to_json(&p, true, total) : NULL;
-        if (j) srccache_annotate(cache, &j);
+        if (j) srccache_annotate(cache, need_work && in_memory, &j);
         if (*report && j) {
             (*report)->json = zc__strdup(j);
             free(j);

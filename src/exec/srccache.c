@@ -185,7 +185,9 @@ void srccache_stats(const srccache *c, size_t *bytes, int64_t *hits, int64_t *mi
     }
 }
 
-void srccache_annotate(const srccache *c, char **json)
+size_t srccache_bytes(const srccache *c) { return c ? c->bytes : 0; }
+
+void srccache_annotate(const srccache *c, bool intermediates_in_memory, char **json)
 {
     json_t *o = json_loads(*json, 0, NULL);
     if (!o) return;
@@ -193,8 +195,9 @@ void srccache_annotate(const srccache *c, char **json)
     int64_t hits, misses;
     int arrays;
     srccache_stats(c, &bytes, &hits, &misses, &arrays);
-    json_t *sc = json_pack("{s:I, s:i, s:I, s:I}", "bytes", (json_int_t)bytes, "arrays", arrays, "hits",
-                           (json_int_t)hits, "misses", (json_int_t)misses);
+    json_t *sc = json_pack("{s:I, s:i, s:I, s:I, s:b}", "bytes", (json_int_t)bytes, "arrays", arrays, "hits",
+                           (json_int_t)hits, "misses", (json_int_t)misses, "intermediates_in_memory",
+                           intermediates_in_memory);
     char *t = sc && !json_object_set_new(o, "source_cache", sc) ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(o);
     if (!t) return;

@@ -10,7 +10,9 @@
  * its slot of the arena, later reads (any stage) copy from there, or use the
  * slot in place (srccache_view). No extra pass: the cache is filled by the
  * first stage that reads each chunk. Process memory stays within
- * nthreads × allowed_mem + cache_mem (+ the runtime's overhead).
+ * nthreads × allowed_mem + cache_mem (+ the runtime's overhead). What the
+ * sources leave of cache_mem holds the computation's intermediates (memory://
+ * work store) when they all fit in it (exec/run.c).
  *
  * Chunks are the source's read chunks (its regular chunk grid, or the inner
  * chunks of a sharded array); a slot holds the chunk clipped to the array, in
@@ -33,9 +35,12 @@ void srccache_free(srccache *c);
 /* Bytes reserved, chunk hits and misses (fills) so far, sources cached. */
 void srccache_stats(const srccache *c, size_t *bytes, int64_t *hits, int64_t *misses, int *arrays);
 
-/* Add "source_cache": {"bytes" (arenas reserved), "arrays", "hits", "misses"} to a
- * report's JSON text (*json: malloc'd, replaced; left as is if that fails). */
-void srccache_annotate(const srccache *c, char **json);
+/* Bytes of the arenas (0 for NULL). */
+size_t srccache_bytes(const srccache *c);
+/* Add "source_cache": {"bytes" (arenas reserved), "arrays", "hits", "misses",
+ * "intermediates_in_memory"} to a report's JSON text (*json: malloc'd, replaced;
+ * left as is if that fails). */
+void srccache_annotate(const srccache *c, bool intermediates_in_memory, char **json);
 
 /* Values of region sel of source a (a->cache set): as zc_zarr_read. */
 int srccache_read(zc_array *a, const zc_range *sel, void *out);
