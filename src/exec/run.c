@@ -13,7 +13,12 @@
  * (reduce_group_block); the other stages of the group run nothing. A grouped
  * copy (plan_stage.copy) runs one task per block of output chunks; when it is the
  * only reader of an intermediate, each task erases the chunks it read once its
- * block is written, so the intermediate's dirty pages need not reach the disk. */
+ * block is written, so the intermediate's dirty pages need not reach the disk.
+ *
+ * zc_compute_buffer has no target array: the output stage's tasks put their
+ * blocks straight into the caller's C-order buffer (stage_ctx.dst), computing
+ * in place where the block is one contiguous run of it (block_run), else into
+ * the task's block buffer and a strided copy (put_block). */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <stdatomic.h>
@@ -47,7 +52,63 @@ typedef struct {
     pthread_mutex_t progress_lock;
     int index;
     int64_t first;     /* task i runs block first + i */
+    zc_array *dnode;   /* the output node written into dst instead of its array (zc_compute_buffer) */
+    unsigned char *dst;
 } stage_ctx;
+
+/* Byte offset in a C-order buffer of a's shape of block sel when the block is one
+ * contiguous run there (dims before the first cut of extent 1, dims after it
+ * whole); -1 otherwise. */
+static int64_t block_run(const zc_array *a, const zc_range *sel)
+{
+    int64_t off = 0, stride = (int64_t)a->itemsize;
+    bool whole = true; /* every dim after d covers the whole axis */
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        int64_t cnt = sel[d].stop - sel[d].start;
+        if (!whole && cnt != 1) return -1;
+        off += sel[d].start * stride;
+        stride *= a->shape[d];
+        whole &= cnt == a->shape[d];
+    }
+    return off;
+}
+
+/* Copy block sel of a, computed C-order in buf, into the C-order buffer dst of a's shape. */
+static void put_block(const zc_array *a, const zc_range *sel, const unsigned char *buf, unsigned char *dst)
+{
+    int nd = a->ndim;
+    int64_t cnt[ZC_MAX_DIMS], stride[ZC_MAX_DIMS], j[ZC_MAX_DIMS], s = (int64_t)a->itemsize;
+    for (int d = nd - 1; d >= 0; d--) {
+        cnt[d] = sel[d].stop - sel[d].start;
+        if (cnt[d] <= 0) return;
+        stride[d] = s;
+        s *= a->shape[d];
+        j[d] = 0;
+    }
+    size_t row = nd ? (size_t)cnt[nd - 1] * a->itemsize : a->itemsize;
+    for (;;) {
+        int64_t off = 0;
+        for (int d = 0; d < nd; d++) off += (sel[d].start + j[d]) * stride[d];
+        memcpy(dst + off, buf, row);
+        buf += row;
+        int d = nd - 2;
+        for (; d >= 0; d--) {
+            if (++j[d] < cnt[d]) break;
+            j[d] = 0;
+        }
+        if (d < 0) return;
+    }
+}
+
+/* Store block sel of a: into its array, or into dst when a is the output of zc_compute_buffer. */
+static int store_block(stage_ctx *c, zc_array *a, const zc_range *sel, const void *buf, size_t nbytes)
+{
+    if (a == c->dnode) {
+        put_block(a, sel, buf, c->dst);
+        return 0;
+    }
+    return zc_zarr_write(a->mat, sel, buf, nbytes);
+}
 
 static double now(void)
 {
@@ -260,7 +321,7 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
         rc = ZC_ENOMEM;
         goto out;
     }
-    bool all_there = c->spec->resume;
+    bool all_there = c->spec->resume && !c->dnode;
     for (int k = lead, i = 0; k < p->nstages; k++) {
         if (p->stages[k].group != lead) continue;
         gmember *g = &m[i++];
@@ -370,7 +431,7 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
         gmember *g = &m[i];
         const typeof(g->a->p.reduce) *r = &g->a->p.reduce;
         if (r->flags & ROUND_LAST) red_finalize(r->op, r->in_dtype, g->acc, nacc, g->out, r->ddof);
-        rc = zc_zarr_write(g->a->mat, g->osel, g->out, g->out_bytes);
+        rc = store_block(c, g->a, g->osel, g->out, g->out_bytes);
         if (rc < 0) zc__err_wrap(rc, "writing %s", p->stages[g->a->stage].name);
     }
 out:
@@ -455,6 +516,23 @@ static bool may_erase_input(const plan *p, int k)
     return true;
 }
 
+/* A task's block of the output of zc_compute_buffer (kind REDUCE: output block b),
+ * computed in place in dst when it is a contiguous run of it. */
+static int direct_block(stage_ctx *c, zc_array *a, const zc_range *sel, int64_t b)
+{
+    size_t nbytes = node_region_bytes(a, sel);
+    int64_t off = nbytes ? block_run(a, sel) : -1;
+    if (off >= 0)
+        return a->kind == NODE_REDUCE && b >= 0 ? reduce_block(a, b, c->dst + off)
+                                                : node_compute_region(a, sel, c->dst + off);
+    void *buf = zc__malloc(nbytes ? nbytes : 1);
+    if (!buf) return ZC_ENOMEM;
+    int rc = a->kind == NODE_REDUCE && b >= 0 ? reduce_block(a, b, buf) : node_compute_region(a, sel, buf);
+    if (rc == 0) put_block(a, sel, buf, c->dst);
+    zc__free(buf);
+    return rc;
+}
+
 static int run_task(stage_ctx *c, int64_t b)
 {
     zc_array *a = c->s->node;
@@ -466,6 +544,7 @@ static int run_task(stage_ctx *c, int64_t b)
             b = g ? b / g : 0;
             sel[d] = (zc_range){i * c->s->copy[d], e < a->shape[d] ? e : a->shape[d], 1};
         }
+        if (a == c->dnode) return direct_block(c, a, sel, -1);
         if (c->spec->resume && copy_done(a, sel)) {
             atomic_fetch_add(&c->skipped, 1);
             return 0;
@@ -481,7 +560,7 @@ static int run_task(stage_ctx *c, int64_t b)
     }
     node_block_coords(a, b, coords);
     node_block_region(a, coords, sel);
-    if (c->spec->resume) {
+    if (c->spec->resume && a != c->dnode) {
         char key[1024];
         uint64_t size;
         if (!a->mat->m.sharded && zarr_chunk_key(a->mat, coords, key, sizeof key) == 0 &&
@@ -491,6 +570,7 @@ static int run_task(stage_ctx *c, int64_t b)
         }
     }
     if (c->s->group == c->index) return reduce_group_block(c, b);
+    if (a == c->dnode) return direct_block(c, a, sel, b);
     size_t nbytes = node_region_bytes(a, sel);
     void *buf = zc__malloc(nbytes ? nbytes : 1);
     if (!buf) return ZC_ENOMEM;
@@ -611,7 +691,8 @@ int exec_open(plan *p, const zc_target *targets, zc_store *work)
     return 0;
 }
 
-int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *spec)
+/* Tasks first..last-1 of stage k; dnode, if not NULL, is written into dst (zc_compute_buffer). */
+static int run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *spec, zc_array *dnode, void *dst)
 {
     const exec_backend *ex;
     ZC_TRY(exec_find(spec->executor, &ex));
@@ -619,7 +700,7 @@ int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *s
     if (s->group >= 0 && s->group != k) return 0; /* its tasks are those of its group's first stage */
     if (first < 0) first = 0;
     if (last > s->tasks || last < 0) last = s->tasks;
-    stage_ctx c = {.p = p, .s = s, .spec = spec, .index = k, .first = first};
+    stage_ctx c = {.p = p, .s = s, .spec = spec, .index = k, .first = first, .dnode = dnode, .dst = dst};
     atomic_init(&c.done, 0);
     atomic_init(&c.skipped, 0);
     atomic_init(&c.measured, 0);
@@ -640,6 +721,11 @@ int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *s
     return rc;
 }
 
+int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *spec)
+{
+    return run_stage(p, k, first, last, spec, NULL, NULL);
+}
+
 void exec_finish(plan *p)
 {
     for (int k = 0; k < p->nstages; k++) {
@@ -650,14 +736,14 @@ void exec_finish(plan *p)
     plan_free(p);
 }
 
-int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, zc_report **report)
+/* zc_compute; with dst (then targets is NULL and n is 1), the output is put into dst
+ * (C order, at least its size) instead of a target array. */
+static int compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, void *dst,
+                   zc_report **report)
 {
-    zc__err_clear();
-    if (report) *report = NULL;
-    if (!spec || !arrays || !targets || n < 1) return zc__err(ZC_EINVAL, "zc_compute: NULL argument");
     if (spec->struct_size < offsetof(zc_spec, executor) || spec->struct_size > sizeof *spec)
         return zc__err(ZC_EINVAL, "zc_compute: struct_size %u is not a known version", spec->struct_size);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; !dst && i < n; i++)
         if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
     zc_spec sp = ZC_SPEC_INIT;
     memcpy(&sp, spec, spec->struct_size);
@@ -695,17 +781,20 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
         plan_free(&p);
         return rc;
     }
+    zc_array *dnode = NULL; /* the node of the output stage, written into dst */
+    for (int k = 0; k < p.nstages; k++)
+        if (p.stages[k].target == 0) dnode = p.stages[k].node;
     double t0 = now();
     for (int k = 0; k < p.nstages && rc == 0; k++) {
         plan_stage *s = &p.stages[k];
         if (s->group >= 0 && s->group != k) continue; /* created and computed with its group's first stage */
         for (int j = k; j < p.nstages && rc == 0; j++) /* the stage, and the others of its group */
-            if (j == k || p.stages[j].group == k)
+            if ((j == k || p.stages[j].group == k) && !(dst && p.stages[j].target >= 0))
                 rc = create_stage_array(&p.stages[j], p.stages[j].target >= 0 ? &targets[p.stages[j].target] : NULL,
                                         work, j, spec->resume);
         if (rc == 0) {
             s->erase_input = !spec->resume && may_erase_input(&p, k);
-            rc = exec_run_stage(&p, k, 0, s->tasks, spec);
+            rc = run_stage(&p, k, 0, s->tasks, spec, dst ? dnode : NULL, dst);
         }
     }
     double total = now() - t0;
@@ -735,6 +824,14 @@ int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_tar
     exec_finish(&p);
     zc_store_close(work);
     return rc;
+}
+
+int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, zc_report **report)
+{
+    zc__err_clear();
+    if (report) *report = NULL;
+    if (!spec || !arrays || !targets || n < 1) return zc__err(ZC_EINVAL, "zc_compute: NULL argument");
+    return compute(spec, n, arrays, targets, NULL, report);
 }
 
 void zc_report_free(zc_report *r)
@@ -773,18 +870,10 @@ int zc_compute_buffer(const zc_spec *spec, zc_array *a, void *dst, size_t dst_si
     size_t need = a->itemsize;
     for (int d = 0; d < a->ndim; d++) need *= (size_t)a->shape[d];
     if (dst_size < need) return zc__err(ZC_EINVAL, "buffer of %zu bytes is too small (%zu needed)", dst_size, need);
-    /* compute into a memory store, then read it back */
-    static atomic_int counter;
-    char url[64];
-    snprintf(url, sizeof url, "memory://zc-compute-%d-%d", (int)getpid(), atomic_fetch_add(&counter, 1));
-    zc_store *st;
-    ZC_TRY(zc_store_open(url, ZC_STORE_CREATE, &st));
-    zc_target t = {st, "out", "none", 3};
-    int rc = zc_compute(spec, 1, &a, &t, report);
-    zc_zarr *z = NULL;
-    if (rc == 0) rc = zc_zarr_open(st, "out", &z);
-    if (rc == 0) rc = zc_zarr_read(z, NULL, dst, dst_size);
-    zc_zarr_close(z);
-    zc_store_close(st);
-    return rc;
+    if (report) *report = NULL;
+    if (!need) { /* nothing to compute into; still planned, for the errors and the report */
+        static unsigned char none[1];
+        dst = none;
+    }
+    return compute(spec, 1, &a, NULL, dst, report);
 }
