@@ -6,6 +6,7 @@
  * and empty arrays; a too-small buffer and failing allocations give errors. */
 #include <jansson.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -154,6 +155,53 @@ TEST(buffer_reductions_rechunk_getitem)
     same(t, "transpose");
     zc_array *list[] = {s, m, sum, all, r1, r2, g, t, x};
     for (size_t i = 0; i < sizeof list / sizeof *list; i++) zc_array_release(list[i]);
+}
+
+/* With resume the intermediates in the work directory are kept and reused; the
+ * output, having no array, is computed again into the buffer. */
+TEST(buffer_resume_reuses_intermediates)
+{
+    int64_t shape[2] = {40, 30}, chunks[2] = {7, 30};
+    zc_array *x = rnd(2, shape, chunks, ZC_FLOAT64, 9), *r = NULL, *s0 = NULL, *m = NULL;
+    int ax = 0;
+    CHECK_OK(zc_reduce("sum", x, &ax, 1, 0, 0, &s0));
+    CHECK_OK(zc_reduce("max", x, &ax, 1, 0, 0, &m));
+    zc_array *args[2] = {s0, m};
+    CHECK_OK(zc_elementwise("add", 2, args, &r));
+    double want[30], got[30];
+    reference(r, want, sizeof want);
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/zc-test-cbuf-resume-%d", (int)getpid());
+    for (int run = 0; run < 2; run++) {
+        zc_spec sp = spec_mem(64);
+        sp.resume = 1;
+        sp.work_dir = dir;
+        memset(got, 0, sizeof got);
+        zc_report *rep = NULL;
+        CHECK_OK(zc_compute_buffer(&sp, r, got, sizeof got, &rep));
+        CHECK(!memcmp(want, got, sizeof got));
+        char *json = NULL;
+        CHECK_OK(zc_report_json(rep, &json));
+        json_t *j = json ? json_loads(json, 0, NULL) : NULL;
+        json_t *ops = json_object_get(j, "operations");
+        long long skipped = 0, last_skipped = -1;
+        for (size_t i = 0; i < json_array_size(ops); i++) {
+            json_t *o = json_array_get(ops, i);
+            long long k = json_integer_value(json_object_get(o, "skipped"));
+            skipped += k;
+            if (json_is_true(json_object_get(o, "output"))) last_skipped = k;
+        }
+        CHECK(run == 0 ? skipped == 0 : skipped > 0); /* the second run resumes the reductions */
+        CHECK(last_skipped == 0);
+        json_decref(j);
+        zc_free(json);
+        zc_report_free(rep);
+    }
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    zc_array *list[] = {r, s0, m, x};
+    for (size_t i = 0; i < 4; i++) zc_array_release(list[i]);
 }
 
 TEST(buffer_fft_outputs)

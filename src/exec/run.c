@@ -321,7 +321,7 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
         rc = ZC_ENOMEM;
         goto out;
     }
-    bool all_there = c->spec->resume && !c->dnode;
+    bool all_there = c->spec->resume;
     for (int k = lead, i = 0; k < p->nstages; k++) {
         if (p->stages[k].group != lead) continue;
         gmember *g = &m[i++];
@@ -333,8 +333,8 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
         if (all_there) {
             char key[1024];
             uint64_t size;
-            all_there = !g->a->mat->m.sharded && zarr_chunk_key(g->a->mat, oc, key, sizeof key) == 0 &&
-                        store_size(g->a->mat->st, key, &size) == 0;
+            all_there = g->a != c->dnode && !g->a->mat->m.sharded && /* dnode: no array, always computed */
+                        zarr_chunk_key(g->a->mat, oc, key, sizeof key) == 0 && store_size(g->a->mat->st, key, &size) == 0;
         }
         if (g->in->kind == NODE_EW && g->in->stage < 0) {
             if ((rc = node_fuse_ew(g->in)) < 0) goto out;
