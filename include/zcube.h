@@ -648,7 +648,9 @@ ZC_API int zc_svdvals(zc_array *a, zc_array **s);
  * by TSQR), U = Q·U_B[:, :k]. Passes over A: power_iters + 2 when A's chunks hold
  * whole rows and one row chunk is at most 256 MiB (Aᵀ·(A·X) takes one pass: per
  * band, T = A_b·X then A_bᵀ·T); otherwise 2·power_iters + 2 (A·X and Aᵀ·X by
- * blocks, the A side re-orthonormalized too). X is always small (n × l). u m×k, s k, vt k×n.
+ * blocks, the A side re-orthonormalized too). X is always small (n × l). With
+ * zc_spec.cache_mem at least A's decoded size (a stored A), A is read from storage
+ * once and the other passes use it in memory. u m×k, s k, vt k×n.
  * The same seed gives the same results. Dask's defaults: oversamples 10,
  * power_iters 0.
  */
