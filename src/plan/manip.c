@@ -892,6 +892,10 @@ int manip_from_json(const json_t *o, zc_array *a)
     if (a->ninputs < need || a->ninputs > most) return BAD("number of inputs");
     zc_array *in = a->inputs[0];
     int64_t n = 1, m = 1;
+    /* the values are moved, not converted (scans convert through their accumulators) */
+    if (a->kind != NODE_TOTALS && a->kind != NODE_SCAN)
+        for (int k = 0; k < a->ninputs; k++)
+            if (a->inputs[k]->dtype != a->dtype || a->inputs[k]->itemsize != a->itemsize) return BAD("dtype (not its input's)");
     switch (a->kind) {
     case NODE_RESHAPE:
         for (int d = 0; d < a->ndim; d++) n *= a->shape[d];
@@ -907,6 +911,22 @@ int manip_from_json(const json_t *o, zc_array *a)
             jints(o, "fixed", a->p.view.fixed, in->ndim, -1, INT64_MAX / 2) < 0)
             return BAD("start, step or fixed");
         a->p.view.what = (int)jint(o, "what");
+        /* every element read lies in the input: each input dimension feeds one output
+         * dimension (its range inside it) or is fixed at an index inside it */
+        bool used[ZC_MAX_DIMS] = {0};
+        for (int d = 0; d < a->ndim; d++) {
+            int k = a->p.view.in_dim[d];
+            if (k < 0) continue;
+            if (used[k]) return BAD("in_dim (an input dimension used twice)");
+            used[k] = true;
+            int64_t first = a->p.view.start[d], last;
+            if (a->shape[d] > 0 && (ck_add_i64(first, (a->shape[d] - 1) * a->p.view.step[d], &last) ||
+                                    first >= in->shape[k] || last < 0 || last >= in->shape[k]))
+                return BAD("start or step (outside the input)");
+        }
+        for (int k = 0; k < in->ndim; k++)
+            if (used[k] ? a->p.view.fixed[k] != -1 : a->p.view.fixed[k] < 0 || a->p.view.fixed[k] >= in->shape[k])
+                return BAD("fixed");
         return 0;
     }
     case NODE_CONCAT:
@@ -915,6 +935,8 @@ int manip_from_json(const json_t *o, zc_array *a)
         n = 0;
         for (int k = 0; k < a->ninputs; k++) {
             if (a->inputs[k]->ndim != a->ndim || a->inputs[k]->itemsize != a->itemsize) return BAD("inputs");
+            for (int d = 0; d < a->ndim; d++)
+                if (d != a->p.concat.axis && a->inputs[k]->shape[d] != a->shape[d]) return BAD("inputs (shapes off the axis)");
             n += a->inputs[k]->shape[a->p.concat.axis];
         }
         if (n != a->shape[a->p.concat.axis]) return BAD("shape (inputs do not add up)");
@@ -925,6 +947,8 @@ int manip_from_json(const json_t *o, zc_array *a)
         g->mode = (int)jint(o, "mode");
         g->k = jint(o, "k");
         if (g->axis < 0 || g->axis >= in->ndim || in->ndim != a->ndim) return BAD("axis");
+        for (int d = 0; d < a->ndim; d++)
+            if (d != g->axis && in->shape[d] != a->shape[d]) return BAD("shape (off the axis)");
         int64_t len = in->shape[g->axis], outn = a->shape[g->axis];
         if (g->mode < GATHER_TAKE || g->mode > GATHER_ROLL) return BAD("mode");
         if (outn > 0 && len == 0) return BAD("shape");
@@ -950,6 +974,20 @@ int manip_from_json(const json_t *o, zc_array *a)
             return BAD("op, initial or seg");
         if (a->kind == NODE_SCAN && a->ninputs == 1 && in->shape[a->p.scan.axis] > a->p.scan.seg)
             return BAD("carry (missing)");
+        {
+            int ax = a->p.scan.axis;
+            int64_t segs = ck_ceildiv(in->shape[ax], a->p.scan.seg);
+            for (int d = 0; d < a->ndim; d++)
+                if (d != ax && in->shape[d] != a->shape[d]) return BAD("shape (off the axis)");
+            if (a->shape[ax] != (a->kind == NODE_TOTALS ? segs : in->shape[ax] + a->p.scan.initial))
+                return BAD("shape (along the axis)");
+            if (a->ninputs > 1) {
+                const zc_array *c = a->inputs[1];
+                if (c->ndim != a->ndim || c->shape[ax] < segs) return BAD("carry (shape)");
+                for (int d = 0; d < a->ndim; d++)
+                    if (d != ax && c->shape[d] != a->shape[d]) return BAD("carry (shape off the axis)");
+            }
+        }
         return 0;
     default: break;
     }
