@@ -626,3 +626,34 @@ TEST(memory_contract_axis_16x_longer_than_a_task)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
 }
+
+TEST(input_with_the_axis_whole_is_read_without_a_rechunk)
+{
+    /* one 1 MiB chunk holding axis 1 whole; blocks of at most ~22 KiB of lines
+     * (budget / 12): the FFT node reads pieces of the chunk, no rechunk stage */
+    int64_t shape[2] = {128, 512}, chunks[2] = {128, 512};
+    zc_array *a, *f, *g;
+    CHECK_OK(zc_random_uniform(5, 2, shape, chunks, ZC_FLOAT64, -1, 1, &a));
+    static double complex want[128 * 512], got[128 * 512];
+    zc_spec s = spec_default();
+    CHECK_OK(zc_fft_fft(a, -1, 1, NULL, &f));
+    CHECK_OK(zc_compute_buffer(&s, f, want, sizeof want, NULL));
+    set_fft_memory((size_t)256 << 10);
+    CHECK_OK(zc_fft_fft(a, -1, 1, NULL, &g));
+    set_fft_memory((size_t)2 << 30);
+    int nd;
+    int64_t gs[2], gc[2];
+    CHECK_OK(zc_array_info(g, &nd, gs, gc, NULL));
+    CHECK(gc[0] < 128 && 128 % gc[0] == 0 && gc[1] == 512); /* equal pieces of the chunk */
+    char *json = NULL;
+    CHECK_OK(zc_plan_json(&s, 1, &g, NULL, &json));
+    CHECK(json && !strstr(json, "\"rechunk\""));
+    zc_free(json);
+    CHECK_OK(zc_compute_buffer(&s, g, got, sizeof got, NULL));
+    double e = 0;
+    for (int i = 0; i < 128 * 512; i++) e = fmax(e, cabs(got[i] - want[i]));
+    CHECK(e < 1e-12);
+    zc_array_release(g);
+    zc_array_release(f);
+    zc_array_release(a);
+}

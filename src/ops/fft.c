@@ -114,6 +114,29 @@ static void line_chunks(const zc_array *x, int axis, size_t line, size_t target,
     chunks[axis] = x->shape[axis] > 0 ? x->shape[axis] : 1;
 }
 
+/* Chunks for an array whose chunks hold `axis` whole: x's chunks, the
+ * outermost other dims divided into equal pieces until a block of lines of
+ * `line` bytes fits `target` (at least one line per block). */
+static void split_chunks(const zc_array *x, int axis, size_t line, size_t target, int64_t *chunks)
+{
+    size_t lines = 1;
+    for (int d = 0; d < x->ndim; d++) {
+        chunks[d] = x->chunks[d];
+        if (d != axis) lines *= (size_t)chunks[d];
+    }
+    if (line < 1) line = 1;
+    size_t fit = target / line > 0 ? target / line : 1; /* lines per block */
+    for (int d = 0; d < x->ndim && lines > fit; d++) {
+        if (d == axis || chunks[d] <= 1) continue;
+        size_t rest = lines / (size_t)chunks[d];         /* lines per step of d */
+        size_t keep = fit / rest > 0 ? fit / rest : 1;   /* steps of d that fit */
+        if (keep >= (size_t)chunks[d]) break;
+        int64_t pieces = (chunks[d] + (int64_t)keep - 1) / (int64_t)keep;
+        chunks[d] = (chunks[d] + pieces - 1) / pieces;   /* equal pieces of the input chunk */
+        lines = rest * (size_t)chunks[d];
+    }
+}
+
 /* Slice [0, n) along axis, or pad with zeros to n. */
 static int fit_length(zc_array *x, int axis, int64_t n, zc_array **out)
 {
@@ -167,17 +190,17 @@ static int fft_node(zc_array *x, int axis, const fft_params *fp, zc_array **out)
     int64_t olen = fp->kind == FFTK_NONE ? x->shape[axis] : fftk_out_len(fp->kind, fp->n);
     size_t lin = x->itemsize * (size_t)(x->shape[axis] > 0 ? x->shape[axis] : 1), lout = osz * (size_t)olen;
     size_t line = lin > lout ? lin : lout;
-    line_chunks(x, axis, line, block_target(), chunks);
-    /* an input that holds the axis whole in blocks a task can transform is used as it is */
-    size_t lines = 1;
-    for (int d = 0; d < x->ndim; d++)
-        if (d != axis) lines *= (size_t)x->chunks[d];
-    if (x->chunks[axis] == x->shape[axis] && lines * line <= block_target())
-        for (int d = 0; d < x->ndim; d++) chunks[d] = x->chunks[d];
+    bool whole = x->chunks[axis] == x->shape[axis];
+    if (whole)
+        split_chunks(x, axis, line, block_target(), chunks);
+    else
+        line_chunks(x, axis, line, block_target(), chunks);
+    /* An input that holds the axis whole in its chunks is read as it is: each
+     * FFT block is a piece of one input chunk (a stored chunk is decoded once
+     * per piece, partially when its codec allows), which costs less than a
+     * rechunk stage's decode, encode, write and read back. */
     zc_array *r;
-    bool same = true;
-    for (int d = 0; d < x->ndim; d++) same &= chunks[d] == x->chunks[d];
-    if (same) {
+    if (whole) {
         zc_array_retain(x);
         r = x;
     } else {
