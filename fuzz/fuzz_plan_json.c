@@ -2,7 +2,8 @@
  * *_from_json) as `zcube worker PLAN.json --op N --blocks A:B` reads them.
  *
  * Input: a plan document. The first call builds a fixture in FIXDIR
- * (/tmp/zcube-fuzz-plan-<uid>): two stored sources, a (float64 8 x 6, chunks
+ * ($ZC_FUZZ_PLAN_DIR, kept; else /tmp/zcube-fuzz-plan-<pid>, removed at exit,
+ * so concurrent runs do not share it): two stored sources, a (float64 8 x 6, chunks
  * 3 x 4) and w (float64 6 x 6, chunks 4 x 4), then saves one plan per entry
  * of SEEDS (expressions evaluated as `zcube eval` does; "|" separates the
  * outputs of a grouped computation) with zc_plan_save, which creates their
@@ -16,8 +17,9 @@
  * partly fill values, which is fine). Input that is not JSON goes to
  * zc_plan_run as it is. Checks: every refusal carries a message. The
  * sanitizers and the driver's timeout catch the rest. */
-#define _GNU_SOURCE /* memfd_create */
+#define _GNU_SOURCE /* memfd_create, nftw */
 #include <errno.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -129,12 +131,35 @@ static void save_seed(zc_store *src, int k, const char *seeddir)
     zc_array_release(w);
 }
 
+static pid_t owner;
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void remove_fixture(void)
+{
+    if (getpid() == owner) nftw(fixdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void setup(void)
 {
     static int done;
     if (done) return;
     done = 1;
-    snprintf(fixdir, sizeof fixdir, "/tmp/zcube-fuzz-plan-%u", (unsigned)getuid());
+    const char *env = getenv("ZC_FUZZ_PLAN_DIR");
+    if (env && *env) {
+        snprintf(fixdir, sizeof fixdir, "%s", env);
+    } else {
+        snprintf(fixdir, sizeof fixdir, "/tmp/zcube-fuzz-plan-%ld", (long)getpid());
+        owner = getpid();
+        atexit(remove_fixture);
+    }
     char seeddir[300];
     snprintf(seeddir, sizeof seeddir, "%s/plans", fixdir);
     if ((mkdir(fixdir, 0777) != 0 && errno != EEXIST) || (mkdir(seeddir, 0777) != 0 && errno != EEXIST))
