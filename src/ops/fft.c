@@ -245,11 +245,13 @@ static int twiddle_node(zc_array *x, int axis, int tw_dim, int64_t tw_n, int sig
 
 static bool fits(int64_t n, zc_dtype t) { return n > 0 && (size_t)n <= zc_fft_line_limit(t) && n <= INT32_MAX; }
 
+#define FFT_MAX_LEN ((int64_t)1 << 40) /* longest transform (points) */
+
 /* The divisor of n nearest below sqrt(n) (1 for primes). */
 static int64_t split_of(int64_t n)
 {
     int64_t best = 1;
-    for (int64_t f = 2; f * f <= n; f++)
+    for (int64_t f = 2; f <= n / f; f++)
         if (n % f == 0) best = f;
     return best;
 }
@@ -402,6 +404,10 @@ static int transform_axis(transform t, zc_array *x, int64_t n, int axis, const c
     if (n == -1) n = c2r ? 2 * (m - 1) : m;
     if (n < 1)
         return zc__err(ZC_EINVAL, "%s: invalid number of data points (%lld) along axis %d: n must be >= 1", fn,
+                       (long long)n, ax);
+    /* a bound far above any array, so that factoring n (split_of) and Bluestein's 2n stay cheap and exact */
+    if (n > FFT_MAX_LEN)
+        return zc__err(ZC_EUNSUPPORTED, "%s: n = %lld points along axis %d: at most 2^40 are supported", fn,
                        (long long)n, ax);
     /* hfft = irfft(conj(x)) and ihfft = conj(rfft(x)), with the norm's direction swapped */
     bool inverse = t == T_IFFT || t == T_IRFFT || t == T_IHFFT;
