@@ -122,9 +122,12 @@ static int fail_task(void *ctx, size_t i, int slot)
     if (i == 57) return zc__err(ZC_ECORRUPT, "task %zu failed", i);
     return 0;
 }
+/* Nested calls run inline, each as its own job with slot 0: two outer tasks on
+ * different threads both use slot 0 at once, so the inner calls pass a context
+ * that turns off count_task's one-thread-per-slot check. */
 static int nested_task(void *ctx, size_t i, int slot)
 {
-    return pool_for(ctx, 10, 0, count_task, NULL);
+    return pool_for(ctx, 10, 0, count_task, ctx);
 }
 
 TEST(pool_parallel_for)
