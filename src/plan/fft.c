@@ -363,7 +363,9 @@ int fftn_from_json(const json_t *o, zc_array *a)
     if (p->axis < 0 || p->axis >= a->ndim || in->ndim != a->ndim || p->kind < 0 || p->kind > FFTK_NONE ||
         (p->kind != FFTK_NONE && (p->n < 1 || p->n > INT32_MAX ||
                                   a->shape[p->axis] != fftk_out_len((fftk_kind)p->kind, p->n))) ||
-        (p->tw_dim >= 0 && (p->tw_dim >= a->ndim || (p->tw_dim == p->axis && p->kind != FFTK_NONE) || p->tw_n < 1)) || p->tw_dim < -1)
+        (p->tw_dim >= 0 && (p->tw_dim >= a->ndim || (p->tw_dim == p->axis && p->kind != FFTK_NONE) || p->tw_n < 1 ||
+                            (p->tw_sign != 1 && p->tw_sign != -1))) ||
+        p->tw_dim < -1)
         return zc__err(ZC_EFORMAT, "plan: fft node: parameters do not fit its shape");
     for (int d = 0; d < a->ndim; d++)
         if ((d != p->axis || p->kind == FFTK_NONE) && in->shape[d] != a->shape[d])
