@@ -14,5 +14,15 @@ static inline bool ck_add_sz(size_t a, size_t b, size_t *r) { return __builtin_a
 
 /* Ceiling division for non-negative a, positive b. */
 static inline int64_t ck_ceildiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+/* Greatest common divisor of a >= 0 and b >= 0 (Euclid). */
+static inline int64_t ck_gcd(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
 
 #endif

@@ -32,16 +32,6 @@ static void shape_str(const zc_array *x, char *buf, size_t n)
     if (k < n) snprintf(buf + k, n - k, ")");
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* x converted to dtype (a new reference either way). */
 static int as_dtype(zc_array *x, zc_dtype dt, zc_array **out)
 {
@@ -105,7 +95,7 @@ static int matmul_node(zc_array *A, zc_array *B, zc_dtype cd, zc_array **out)
     int64_t kmax = per ? (int64_t)(budget / per) : K, base = A->chunks[nba + 1], cbk = B->chunks[nbb];
     if (kmax < 1) kmax = 1;
     if (base < 1) base = 1;
-    if (cbk >= 1 && base / gcd64(base, cbk) <= kmax / cbk) base = base / gcd64(base, cbk) * cbk; /* lcm fits */
+    if (cbk >= 1 && base / ck_gcd(base, cbk) <= kmax / cbk) base = base / ck_gcd(base, cbk) * cbk; /* lcm fits */
     int64_t kstep = base <= kmax ? kmax / base * base : (base <= 4 * kmax ? base : kmax);
     if (kstep > STEP_CHUNKS * base) kstep = STEP_CHUNKS * base; /* bounded reads per step */
     if (kstep > K) kstep = K > 0 ? K : 1;

@@ -71,16 +71,6 @@ static size_t sat_add(size_t a, size_t b)
     return ck_add_sz(a, b, &r) ? SIZE_MAX : r;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Worst number of chunks of size a that one chunk of size b overlaps, along an axis of
  * length s (the output chunks start at multiples of b; the last one is cut at s). */
 static int64_t overlap_max(int64_t s, int64_t a, int64_t b)
@@ -94,7 +84,7 @@ static int64_t overlap_max(int64_t s, int64_t a, int64_t b)
     }
     /* A full chunk at offset r = j*b mod a overlaps (r + b - 1)/a + 1 chunks; r runs
      * over the multiples of g = gcd(a, b) with period a/g in j. */
-    int64_t g = gcd64(a, b), period = a / g, m = nfull < period ? nfull : period;
+    int64_t g = ck_gcd(a, b), period = a / g, m = nfull < period ? nfull : period;
     if (m <= SCAN_MAX) {
         for (int64_t j = 0; j < m; j++) {
             int64_t st = j * b, c = (st + b - 1) / a - st / a + 1;
@@ -113,7 +103,7 @@ static int64_t overlap_max(int64_t s, int64_t a, int64_t b)
 static double pieces(int64_t s, int64_t a, int64_t b)
 {
     if (s <= 0) return 0;
-    int64_t na = ck_ceildiv(s, a), nb = ck_ceildiv(s, b), g = gcd64(a, b), l, shared = 0;
+    int64_t na = ck_ceildiv(s, a), nb = ck_ceildiv(s, b), g = ck_gcd(a, b), l, shared = 0;
     if (!ck_mul_i64(a / g, b, &l)) shared = (s - 1) / l; /* boundaries both grids share */
     return (double)(na - 1) + (double)(nb - 1) - (double)shared + 1.0;
 }
