@@ -14,6 +14,7 @@ Z=$(realpath "$1")
 DATA=$(realpath "$2")
 PY=/usr/bin/python3
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/zcube-cli.XXXXXX")
+SEQN=0 # unique names for outputs within one script ($RANDOM collided: two outputs in one file)
 trap 'rm -rf "$TMP"' EXIT
 FAILS=0
 CHECKS=0

@@ -82,11 +82,11 @@ for variant in "3 --shards 10,8" "3 --shards 5,16" "2 --order F" "2 --separator 
     set -- $variant
     fmt=$1
     shift
-    arr="$TMP/var_${fmt}_${1#--}_$RANDOM"
+    arr="$TMP/var_${fmt}_${1#--}_$((++SEQN))"
     if expect_ok create "$arr" --shape 23,17 --chunks 5,4 --dtype int32 --zarr-format "$fmt" "$@" &&
         expect_ok put "$arr" "$TMP/in_int32.npy"; then
         for r in "" "3:20:2,::3" "-1,2:9" "4:19,1:16"; do
-            out="$TMP/var_$RANDOM.npy"
+            out="$TMP/var_$((++SEQN)).npy"
             expect_ok get "$arr" --region "$r" -o "$out" && echo "sel|$out|$TMP/in_int32.npy|$r" >>"$MAN"
         done
     fi
@@ -115,18 +115,18 @@ fi
 
 # ---- small --max-mem: many boxes, chunks cut below one chunk, sharded writes
 for spec in "--zarr-format 2" "--zarr-format 3 --shards 8,6,10"; do
-    arr="$TMP/cube_$RANDOM"
+    arr="$TMP/cube_$((++SEQN))"
     expect_ok create "$arr" --shape 9,10,11 --chunks 4,3,5 --dtype float64 $spec || continue
     expect_ok put "$arr" "$TMP/cube.npy" --max-mem 1KB || continue
     for mem in 8B 100B 1KB 1MB; do
         for r in "" "1:8:2,::3,2:" "...,7" "3"; do
-            out="$TMP/cube_o_$RANDOM.npy"
+            out="$TMP/cube_o_$((++SEQN)).npy"
             expect_ok get "$arr" --region "$r" --max-mem $mem --threads 2 -o "$out" &&
                 echo "sel|$out|$TMP/cube.npy|$r" >>"$MAN"
         done
     done
     # Fortran-order big-endian input through a tiny buffer
-    out="$TMP/cube_fbe_$RANDOM.npy"
+    out="$TMP/cube_fbe_$((++SEQN)).npy"
     expect_ok put "$arr" "$TMP/in_cube_fortran_be.npy" --max-mem 200B &&
         expect_ok get "$arr" -o "$out" && echo "sel|$out|$TMP/cube.npy|" >>"$MAN"
 done

@@ -246,7 +246,7 @@ grep -q "rejected 0 windows" "$TMP/out" || fail "summary line: $(cat "$TMP/out")
 for spec in "--chunks 2,8,8,3 --shards 4,16,16,3 --codec blosc:lz4:5:shuffle" \
     "--chunks 1,4,4,5 --shards 3,12,20,5 --codec zstd:1,crc32c" \
     "--chunks 3,5,6,2 --shards 3,10,18,4 --codec none"; do
-    V3="$TMP/cube_v3_$RANDOM"
+    V3="$TMP/cube_v3_$((++SEQN))"
     if expect_ok create "$V3" --shape 9,40,44,5 --dtype float32 --zarr-format 3 $spec &&
         expect_ok put "$V3" "$TMP/cube.npy"; then
         expect_ok sample "$V3" --window $W --batch 6 --batches 4 --seed 3 --threads 2 -o "$TMP/s_v3" &&
