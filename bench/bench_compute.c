@@ -33,23 +33,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "zcube.h"
 
 #define MB (1024.0 * 1024.0)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double rss_peak_mb(void)
 {
@@ -70,17 +57,7 @@ static double rss_now_mb(void)
     return (double)res * 4096.0 / MB;
 }
 
-static void die_zc(const char *what, int rc)
-{
-    fprintf(stderr, "bench_compute: %s: %s (%s)\n", what, zc_errname(rc), zc_errmsg());
-    exit(1);
-}
-
-#define ZC(call, what)                  \
-    do {                                \
-        int rc_ = (call);               \
-        if (rc_ < 0) die_zc(what, rc_); \
-    } while (0)
+#define ZC(call, what) BENCH_ZC("bench_compute", call, what)
 
 typedef struct {
     const char *dir, *codec, *chunks;
@@ -156,9 +133,9 @@ static void gen(const opts *o)
     opts g = *o;
     g.allowed_mb = 2048;
     zc_spec s = make_spec(&g, NULL);
-    double t0 = now(), c0 = cpu_now();
+    double t0 = bench_now(), c0 = bench_cpu_now();
     ZC(zc_compute(&s, 2, arrs, t, NULL), "writing u and v");
-    double wall = now() - t0, cpu = cpu_now() - c0;
+    double wall = bench_now() - t0, cpu = bench_cpu_now() - c0;
     fprintf(stderr, "bench_compute: wrote u, v (%lld, 1, 987, 1920) float64 in %.1f s (%.1f s CPU)\n",
             (long long)o->T, wall, cpu);
     zc_array_release(u);
@@ -185,7 +162,7 @@ static void quadratic_means(const opts *o, char *work)
     zc_store *st;
     ZC(zc_store_open(o->dir, 0, &st), o->dir);
     double rss0 = rss_now_mb();
-    double t0 = now(), c0 = cpu_now();
+    double t0 = bench_now(), c0 = bench_cpu_now();
     zc_array *u = open_in(st, "u.zarr"), *v = open_in(st, "v.zarr");
     zc_array *sq[3] = {mul(u, u), mul(v, v), mul(u, v)}, *m[3];
     int axis = 0;
@@ -193,10 +170,10 @@ static void quadratic_means(const opts *o, char *work)
     zc_target t[3] = {{st, "zcube/uu.zarr", o->codec, 2}, {st, "zcube/vv.zarr", o->codec, 2},
                       {st, "zcube/uv.zarr", o->codec, 2}};
     zc_spec s = make_spec(o, work);
-    double p0 = now();
+    double p0 = bench_now();
     char *plan;
     ZC(zc_plan_json(&s, 3, m, t, &plan), "plan");
-    double plan_s = now() - p0;
+    double plan_s = bench_now() - p0;
     if (o->plan_only) {
         printf("%s\n", plan);
         zc_free(plan);
@@ -205,7 +182,7 @@ static void quadratic_means(const opts *o, char *work)
     zc_free(plan);
     zc_report *rep;
     ZC(zc_compute(&s, 3, m, t, &rep), "quadratic means");
-    double wall = now() - t0, cpu = cpu_now() - c0;
+    double wall = bench_now() - t0, cpu = bench_cpu_now() - c0;
     int64_t shape[4];
     ZC(zc_array_info(u, NULL, shape, NULL, NULL), "info");
     char extra[160];
@@ -228,7 +205,7 @@ static void rechunk(const opts *o, char *work)
     zc_store *st;
     ZC(zc_store_open(o->dir, 0, &st), o->dir);
     double rss0 = rss_now_mb();
-    double t0 = now(), c0 = cpu_now();
+    double t0 = bench_now(), c0 = bench_cpu_now();
     zc_array *u = open_in(st, "u.zarr");
     int64_t shape[4], dst[4];
     ZC(zc_array_info(u, NULL, shape, NULL, NULL), "info");
@@ -237,10 +214,10 @@ static void rechunk(const opts *o, char *work)
     ZC(zc_rechunk(u, dst, &r), "rechunk");
     zc_target t = {st, "zcube/rechunk.zarr", o->codec, 2};
     zc_spec s = make_spec(o, work);
-    double p0 = now();
+    double p0 = bench_now();
     char *plan;
     ZC(zc_plan_json(&s, 1, &r, &t, &plan), "plan");
-    double plan_s = now() - p0;
+    double plan_s = bench_now() - p0;
     if (o->plan_only) {
         printf("%s\n", plan);
         zc_free(plan);
@@ -249,7 +226,7 @@ static void rechunk(const opts *o, char *work)
     zc_free(plan);
     zc_report *rep;
     ZC(zc_compute(&s, 1, &r, &t, &rep), "rechunk");
-    double wall = now() - t0, cpu = cpu_now() - c0;
+    double wall = bench_now() - t0, cpu = bench_cpu_now() - c0;
     char extra[200];
     snprintf(extra, sizeof extra, ", \"bytes_in\": %lld, \"chunks\": [%lld, %lld, %lld, %lld]",
              (long long)(shape[0] * 987 * 1920 * 8), (long long)dst[0], (long long)dst[1], (long long)dst[2],
@@ -266,16 +243,16 @@ static void rechunk(const opts *o, char *work)
 static void tasks(const opts *o)
 {
     double rss0 = rss_now_mb();
-    double t0 = now(), c0 = cpu_now();
+    double t0 = bench_now(), c0 = bench_cpu_now();
     int64_t shape[2] = {o->n, 8}, chunks[2] = {1, 8};
     zc_array *ones, *s;
     ZC(zc_full(2, shape, chunks, ZC_FLOAT64, 1.0, &ones), "ones");
     ZC(zc_reduce("sum", ones, NULL, 0, 0, 0, &s), "sum");
     zc_spec sp = make_spec(o, NULL);
-    double p0 = now();
+    double p0 = bench_now();
     char *plan;
     ZC(zc_plan_json(&sp, 1, &s, NULL, &plan), "plan");
-    double plan_s = now() - p0;
+    double plan_s = bench_now() - p0;
     if (o->plan_only) {
         printf("%s\n", plan);
         zc_free(plan);
@@ -286,10 +263,10 @@ static void tasks(const opts *o)
     ZC(zc_store_open("memory://bench-tasks", ZC_STORE_CREATE, &st), "memory store");
     zc_target t = {st, "sum", "none", 3};
     zc_report *rep;
-    double c1 = now();
+    double c1 = bench_now();
     ZC(zc_compute(&sp, 1, &s, &t, &rep), "sum of ones");
-    double compute_s = now() - c1;
-    double wall = now() - t0, cpu = cpu_now() - c0;
+    double compute_s = bench_now() - c1;
+    double wall = bench_now() - t0, cpu = bench_cpu_now() - c0;
     zc_zarr *z;
     double v = 0;
     ZC(zc_zarr_open(st, "sum", &z), "result");

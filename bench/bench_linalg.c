@@ -17,26 +17,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "zcube.h"
 
-static double now(int clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what, int rc)
-{
-    fprintf(stderr, "bench_linalg: %s: %s (%s)\n", what, zc_errname(rc), zc_errmsg());
-    exit(1);
-}
-
-#define ZC(call, what)               \
-    do {                             \
-        int rc_ = (call);            \
-        if (rc_ < 0) die(what, rc_); \
-    } while (0)
+#define ZC(call, what) BENCH_ZC("bench_linalg", call, what)
 
 int main(int argc, char **argv)
 {
@@ -58,7 +42,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+    double t0 = bench_now(), c0 = bench_cpu_now();
     zc_store *st;
     ZC(zc_store_open(dir, 0, &st), dir);
     int rsvd = !strcmp(cs, "rsvd");
@@ -77,7 +61,7 @@ int main(int argc, char **argv)
                       {st, rsvd ? "zcube/r_vt.zarr" : "zcube/vt.zarr", codec, 2}};
     zc_report *rep = NULL;
     ZC(zc_compute(&spec, 3, r, t, &rep), "compute");
-    double wall = now(CLOCK_MONOTONIC) - t0, cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    double wall = bench_now() - t0, cpu = bench_cpu_now() - c0;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     char *json = NULL;

@@ -18,26 +18,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "zcube.h"
 
-static double now(int clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what, int rc)
-{
-    fprintf(stderr, "bench_matmul: %s: %s (%s)\n", what, zc_errname(rc), zc_errmsg());
-    exit(1);
-}
-
-#define ZC(call, what)               \
-    do {                             \
-        int rc_ = (call);            \
-        if (rc_ < 0) die(what, rc_); \
-    } while (0)
+#define ZC(call, what) BENCH_ZC("bench_matmul", call, what)
 
 static long peak_rss_mb(void)
 {
@@ -92,12 +76,12 @@ int main(int argc, char **argv)
         zc_array *a, *b, *c;
         ZC(zc_from_zarr(st, "a.zarr", &a), "a.zarr");
         ZC(zc_from_zarr(st, "b.zarr", &b), "b.zarr");
-        double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+        double w0 = bench_now(), c0 = bench_cpu_now();
         ZC(zc_matmul(a, b, &c), "matmul");
         zc_target t = {st, "c.zarr", "blosc:lz4:5:shuffle", 2};
         zc_report *rep = NULL;
         ZC(zc_compute(&spec, 1, &c, &t, &rep), "compute");
-        double w = now(CLOCK_MONOTONIC) - w0, cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        double w = bench_now() - w0, cpu = bench_cpu_now() - c0;
         long long peak, proj, tasks;
         report_figures(rep, &peak, &proj, &tasks);
         printf("{\"case\": \"zarr\", \"seconds\": %.3f, \"cpu_seconds\": %.3f, \"peak_rss_mb\": %ld, "
@@ -130,11 +114,11 @@ int main(int argc, char **argv)
     double best = 1e30, best_cpu = 0;
     long long peak = 0, proj = 0, tasks = 0;
     for (long r = 0; r < reps; r++) {
-        double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+        double w0 = bench_now(), c0 = bench_cpu_now();
         ZC(zc_matmul(a, b, &c), "matmul");
         zc_report *rep = NULL;
         ZC(zc_compute_buffer(&spec, c, C, nn * sizeof *C, &rep), "compute");
-        double w = now(CLOCK_MONOTONIC) - w0, cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        double w = bench_now() - w0, cpu = bench_cpu_now() - c0;
         if (w < best) {
             best = w;
             best_cpu = cpu;
@@ -147,10 +131,10 @@ int main(int argc, char **argv)
     openblas_set_num_threads((int)threads);
     double ref = 1e30;
     for (long r = 0; r < reps; r++) {
-        double w0 = now(CLOCK_MONOTONIC);
+        double w0 = bench_now();
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, A, (int)n, B, (int)n, 0.0,
                     R, (int)n);
-        double w = now(CLOCK_MONOTONIC) - w0;
+        double w = bench_now() - w0;
         if (w < ref) ref = w;
     }
     double worst = 0, scale = 0;

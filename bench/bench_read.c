@@ -54,35 +54,15 @@
 #include <zstd.h>
 
 #include "zarr/zarr.h"
+#include "bench_util.h"
 #include "zcube.h"
 
 #define NCODECS 3
 static const char *const codec_names[NCODECS] = {"none", "lz4", "zstd"};
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU seconds of the whole process, all threads (the pool's included) */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void die(const char *what)
 {
     fprintf(stderr, "bench_read: %s\n", what);
-    exit(1);
-}
-
-static void die_zc(const char *what, int rc)
-{
-    fprintf(stderr, "bench_read: %s: %s (%s)\n", what, zc_errname(rc), zc_errmsg());
     exit(1);
 }
 
@@ -299,13 +279,13 @@ static double run_job(job *j, int nthreads)
     j->nthreads = nthreads;
     atomic_store(&j->next, 0);
     atomic_store(&j->failed, 0);
-    double t = now();
+    double t = bench_now();
     for (int i = 0; i < nthreads; i++) {
         args[i] = (worker_arg){j, i};
         if (pthread_create(&th[i], NULL, worker, &args[i]) != 0) die("pthread_create");
     }
     for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
-    double dt = now() - t;
+    double dt = bench_now() - t;
     if (atomic_load(&j->failed)) die("decode failed while measuring the ceiling");
     return dt;
 }
@@ -456,10 +436,10 @@ int main(int argc, char **argv)
         zc_store *st;
         zc_zarr *arr;
         int rc = zc_store_open(path, ZC_STORE_READONLY, &st);
-        if (rc < 0) die_zc("zc_store_open", rc);
-        if ((rc = zc_zarr_open(st, "", &arr)) < 0) die_zc("zc_zarr_open", rc);
+        if (rc < 0) bench_die_zc("bench_read", "zc_store_open", rc);
+        if ((rc = zc_zarr_open(st, "", &arr)) < 0) bench_die_zc("bench_read", "zc_zarr_open", rc);
         zc_zarr_info_t info;
-        if ((rc = zc_zarr_info(arr, &info)) < 0) die_zc("zc_zarr_info", rc);
+        if ((rc = zc_zarr_info(arr, &info)) < 0) bench_die_zc("bench_read", "zc_zarr_info", rc);
         if (info.ndim != 3 || info.itemsize != 4) die("expected a 3-d 4-byte array");
         size_t nbytes = 4;
         for (int d = 0; d < 3; d++) nbytes *= (size_t)info.shape[d];
@@ -483,7 +463,7 @@ int main(int argc, char **argv)
         double best = 1e30, best_cpu = 0;
         bool dropped = true;
         if (do_whole && !cold && (rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0)
-            die_zc("zc_zarr_read (warm-up)", rc);
+            bench_die_zc("bench_read", "zc_zarr_read (warm-up)", rc);
         for (int r = 0; r < reps && do_whole; r++) {
             if (ceiling_on) {
                 double v = decode_once(&j, allthreads);
@@ -494,10 +474,10 @@ int main(int argc, char **argv)
                 if (v > mem) mem = v;
             }
             if (cold) dropped = drop_caches() && dropped;
-            double cpu = cpu_now(), t = now();
-            if ((rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0) die_zc("zc_zarr_read (whole)", rc);
-            double dt = now() - t;
-            cpu = cpu_now() - cpu;
+            double cpu = bench_cpu_now(), t = bench_now();
+            if ((rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0) bench_die_zc("bench_read", "zc_zarr_read (whole)", rc);
+            double dt = bench_now() - t;
+            cpu = bench_cpu_now() - cpu;
             if (dt < best) best = dt, best_cpu = cpu;
         }
         if (ceiling_on && do_whole) {
@@ -518,7 +498,7 @@ int main(int argc, char **argv)
 
         /* random crops, in the file's order, one read each */
         if (cold) dropped = drop_caches();
-        else if ((rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0) die_zc("zc_zarr_read (warm-up)", rc);
+        else if ((rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0) bench_die_zc("bench_read", "zc_zarr_read (warm-up)", rc);
         free(dst);
         size_t cbytes = 4 * (size_t)(rg.crop[0] * rg.crop[1] * rg.crop[2]);
         unsigned char *cb = xmalloc(cbytes);
@@ -529,10 +509,10 @@ int main(int argc, char **argv)
             zc_range sel[3];
             for (int d = 0; d < 3; d++)
                 sel[d] = (zc_range){rg.corner[i][d], rg.corner[i][d] + rg.crop[d], 1};
-            double cpu = cpu_now(), t = now();
-            if ((rc = zc_zarr_read(arr, sel, cb, cbytes)) < 0) die_zc("zc_zarr_read (region)", rc);
-            total += now() - t;
-            total_cpu += cpu_now() - cpu;
+            double cpu = bench_cpu_now(), t = bench_now();
+            if ((rc = zc_zarr_read(arr, sel, cb, cbytes)) < 0) bench_die_zc("bench_read", "zc_zarr_read (region)", rc);
+            total += bench_now() - t;
+            total_cpu += bench_cpu_now() - cpu;
             rcs += checksum(cb, cbytes);
         }
         free(cb);
