@@ -95,6 +95,12 @@ expect_fail 1 "d must be finite and non-zero" eval 'fftfreq(8, d=0)' -o $O
 expect_fail any "n must be an integer" eval 'fft(u, n=2.5)' --in u=$U -o $O
 expect_fail any "axis must be an integer" eval 'fft(u, axis="x")' --in u=$U -o $O
 # the names also under fft.
-expect_ok eval 'fft.rfft(u, axis=1)' --in u=$U -o $O --quiet
+expect_ok eval 'fft.rfft(u, axis=1)' --in u=$U -o $O --quiet --zarr-format 2 &&
+    "$PY" - "$O" <<'EOF' || fail "fft.rfft(u, axis=1) of ones is not 30 at frequency 0 and 0 elsewhere"
+import sys, numpy as np, zarr
+got = zarr.open(sys.argv[1], mode="r")[...]
+exp = np.fft.rfft(np.ones((20, 30)), axis=1)
+sys.exit(0 if got.shape == (20, 16) and got.dtype == np.complex128 and np.abs(got - exp).max() < 1e-12 else 1)
+EOF
 
 finish
