@@ -23,11 +23,12 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void set_threads(void) { openblas_set_num_threads(1); }
 void la_init(void) { pthread_once(&once, set_threads); }
 
-static int fits(int64_t a, int64_t b, int64_t c)
+/* An m×n matrix whose dims and element count fit LAPACK's 32-bit ints (the
+ * dims are checked before their product is formed). */
+static int fits(int64_t m, int64_t n)
 {
-    if (a < 0 || b < 0 || c < 0 || a > INT_MAX || b > INT_MAX || c > INT_MAX)
-        return zc__err(ZC_EOVERFLOW, "matrix dimensions %lld, %lld, %lld exceed LAPACK's 32-bit sizes", (long long)a,
-                       (long long)b, (long long)c);
+    if (m < 0 || n < 0 || m > INT_MAX || n > INT_MAX || m * n > INT_MAX)
+        return zc__err(ZC_EOVERFLOW, "a %lld x %lld matrix exceeds LAPACK's 32-bit sizes", (long long)m, (long long)n);
     return 0;
 }
 
@@ -68,7 +69,7 @@ static int64_t q_orgqr(int64_t m, int64_t k)
 static int factor(int64_t m, int64_t n, const double *a, int64_t extra, double **blk, double **tau, double **work,
                   int64_t *lwork)
 {
-    ZC_TRY(fits(m, n, m * n > INT_MAX ? -1 : 0));
+    ZC_TRY(fits(m, n));
     int64_t k = min64(m, n);
     *lwork = max64(q_geqrf(m, n), extra);
     *blk = dalloc(m * n + k + *lwork);
@@ -105,7 +106,7 @@ static int64_t qrt_nb(int64_t m, int64_t n) { return min64(QRT_NB, min64(m, n)) 
 /* Factor a column-major copy of a with dgeqrt: cm (m×n), t (nb×k), work (nb·max(n, w)). */
 static int factor_t(int64_t m, int64_t n, int64_t w, const double *a, double **blk, double **t, double **work)
 {
-    ZC_TRY(fits(m, n, m * n > INT_MAX ? -1 : 0));
+    ZC_TRY(fits(m, n));
     int64_t k = min64(m, n), nb = qrt_nb(m, n);
     *blk = dalloc(m * n + nb * k + nb * (n > w ? n : w));
     if (!*blk) return ZC_ENOMEM;
@@ -148,7 +149,7 @@ size_t la_qr_apply_bytes(int64_t m, int64_t n, int64_t w)
 int la_qr_apply(int64_t m, int64_t n, const double *a, const double *c, int64_t w, double *out)
 {
     la_init();
-    ZC_TRY(fits(m, w, m * w > INT_MAX ? -1 : 0));
+    ZC_TRY(fits(m, w));
     int64_t k = min64(m, n), nb = qrt_nb(m, n);
     double *cc = dalloc(m * w);
     if (!cc) return ZC_ENOMEM;
@@ -222,7 +223,7 @@ size_t la_svd_bytes(int64_t m, int64_t n, int vectors)
 int la_svd(int64_t m, int64_t n, const double *a, double *u, double *s, double *vt)
 {
     la_init();
-    ZC_TRY(fits(m, n, m * n > INT_MAX ? -1 : 0));
+    ZC_TRY(fits(m, n));
     int64_t k = min64(m, n);
     if (!k) return 0;
     int vectors = u && vt;
@@ -257,7 +258,8 @@ size_t la_solve_bytes(int64_t n, int64_t nrhs)
 int la_solve(int64_t n, int64_t nrhs, const double *a, const double *b, double *x)
 {
     la_init();
-    ZC_TRY(fits(n, nrhs, n * n > INT_MAX || n * nrhs > INT_MAX ? -1 : 0));
+    ZC_TRY(fits(n, n));
+    ZC_TRY(fits(n, nrhs));
     double *cm = dalloc(n * n + n * nrhs);
     lapack_int *ipiv = zc__malloc_array((size_t)n + 1, sizeof(lapack_int));
     int rc = 0;
@@ -288,7 +290,7 @@ size_t la_cholesky_bytes(int64_t n) { (void)n; return 0; }
 int la_cholesky(int64_t n, const double *a, double *l)
 {
     la_init();
-    ZC_TRY(fits(n, n, n * n > INT_MAX ? -1 : 0));
+    ZC_TRY(fits(n, n));
     if (!n) return 0;
     /* l (row-major) = a; read column-major it is Aᵀ, whose upper triangle is A's lower:
      * dpotrf('U') gives U = Lᵀ there, which read row-major is L */
@@ -318,7 +320,7 @@ size_t la_inv_bytes(int64_t n)
 int la_inv(int64_t n, const double *a, double *x)
 {
     la_init();
-    ZC_TRY(fits(n, n, n * n > INT_MAX ? -1 : 0));
+    ZC_TRY(fits(n, n));
     if (!n) return 0;
     int64_t lwork = q_getri(n);
     double *work = dalloc(lwork);
@@ -366,7 +368,8 @@ int la_lstsq(int64_t m, int64_t n, int64_t nrhs, const double *a, const double *
 {
     la_init();
     int64_t ldb = max64(max64(m, n), 1), k = min64(m, n);
-    ZC_TRY(fits(m, n, m * n > INT_MAX || ldb * nrhs > INT_MAX ? -1 : nrhs));
+    ZC_TRY(fits(m, n));
+    ZC_TRY(fits(ldb, nrhs));
     int64_t lw, liw;
     q_gelsd(m, n, nrhs, &lw, &liw);
     double *blk = dalloc(m * n + ldb * nrhs + k + lw + m * nrhs + n * nrhs);
