@@ -4,14 +4,10 @@
 #include <cblas.h>
 #include <complex.h>
 #include <limits.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "core/error.h"
-
-static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
-
-static void blas_single_thread(void) { openblas_set_num_threads(1); }
+#include "kernels/lapack.h"
 
 bool kern_matmul_supported(zc_dtype dt)
 {
@@ -82,7 +78,7 @@ int kern_matmul(zc_dtype dt, int64_t m, int64_t n, int64_t k, const void *a, int
     if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
         return zc__err(ZC_EUNSUPPORTED, "matmul: a block of %lld x %lld x %lld exceeds the BLAS index range", (long long)m,
                        (long long)k, (long long)n);
-    pthread_once(&blas_once, blas_single_thread);
+    la_init(); /* one OpenBLAS thread */
     blasint M = (blasint)m, N = (blasint)n, K = (blasint)k, LA = (blasint)lda, LB = (blasint)ldb, LC = (blasint)ldc;
     switch (dt) {
     case ZC_FLOAT32: cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, LA, b, LB, 1.0f, c, LC); return 0;
