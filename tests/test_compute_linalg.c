@@ -277,6 +277,7 @@ TEST(matmul_mixed_and_float16)
     size_t n;
     double *got = compute(m, &n, &dt);
     CHECK(dt == want_dt && n == 8);
+    CHECK(want_dt == ZC_FLOAT64); /* else the value checks below would not run */
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 2; j++) {
             double s = 0;
@@ -370,6 +371,14 @@ TEST(matmul_one_dimensional)
     CHECK_OK(zc_matmul(v, B3, &r));
     CHECK_OK(zc_array_info(r, &nd, shape, NULL, NULL));
     CHECK(nd == 2 && shape[0] == 1 && shape[1] == 2);
+    g = compute(r, &n, &dt);
+    CHECK(n == 2);
+    for (int j = 0; j < 2 && j < (int)n; j++) {
+        double s = 0;
+        for (int k = 0; k < 6; k++) s += a[k] * b[k * 2 + j];
+        CHECK(fabs(g[j] - s) < 1e-12);
+    }
+    free(g);
     zc_array_release(r);
     zc_array_release(Mt); zc_array_release(v); zc_array_release(w); zc_array_release(M); zc_array_release(B3);
 }
@@ -457,7 +466,15 @@ TEST(tensordot_axes)
     /* axes=0: outer product (4,5,6,5,6,3) */
     CHECK_OK(zc_tensordot(x, y, 0, NULL, NULL, &r));
     CHECK_OK(zc_array_info(r, &nd, shape, NULL, NULL));
-    CHECK(nd == 6 && shape[5] == 3);
+    CHECK(nd == 6 && shape[0] == 4 && shape[1] == 5 && shape[2] == 6 && shape[3] == 5 && shape[4] == 6 &&
+          shape[5] == 3);
+    g = compute(r, &n, &dt);
+    CHECK(n == 120 * 90);
+    int outer_bad = 0;
+    for (size_t i = 0; i < 120 && n == 120 * 90; i++)
+        for (size_t j = 0; j < 90; j++) outer_bad += fabs(g[i * 90 + j] - a[i] * b[j]) >= 1e-12;
+    CHECK(outer_bad == 0);
+    free(g);
     zc_array_release(r);
     CHECK_ERR(zc_tensordot(x, y, 4, NULL, NULL, &r), ZC_EINVAL, "contracted axes");
     CHECK_ERR(zc_tensordot(x, y, 1, NULL, NULL, &r), ZC_EINVAL, "differ");
@@ -722,6 +739,14 @@ TEST(matmul_plan_runs_from_json)
             snprintf(bad, sizeof bad, "%.*s-%s", (int)(k - text + 9), text, k + 9);
             char badplan[700];
             snprintf(badplan, sizeof badplan, "%s/bad.json", dir);
+            fp = fopen(badplan, "w");
+            if (fp) {
+                fputs(bad, fp);
+                fclose(fp);
+            }
+            CHECK_ERR(zc_plan_run(badplan, 0, 0, -1, 1), ZC_EFORMAT, "matmul node is malformed");
+            /* a step far beyond K (would overflow k0 + kstep) */
+            snprintf(bad, sizeof bad, "%.*s4000000000000000%s", (int)(k - text + 9), text, k + 9);
             fp = fopen(badplan, "w");
             if (fp) {
                 fputs(bad, fp);
