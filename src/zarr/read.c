@@ -155,15 +155,19 @@ static int read_blocks(const read_ctx *r, const store_req *q, uint64_t whole_len
                 if (at < s0) s0 = at;
                 if (end > s1) s1 = end;
             }
-            if (s0 >= table && s0 < s1 && s1 <= cbytes && (buf = zc__malloc(cbytes))) {
+            /* buf holds bytes [0, s1) of the chunk, its header saying so: the
+             * decoder then cannot read past what was fetched (corrupt lengths
+             * of a block's streams would otherwise read unfetched bytes) */
+            if (s0 >= table && s0 < s1 && s1 <= cbytes && (buf = zc__malloc(s1))) {
                 memcpy(buf, p, table);
+                for (int b = 0; b < 4; b++) buf[12 + b] = (unsigned char)(s1 >> (8 * b));
                 seg.offset = q->offset + s0;
                 seg.length = s1 - s0;
                 seg.buf = buf + s0;
                 seg.buf_cap = s1 - s0;
                 if ((rc = store_get_many(a->st, &seg, 1)) < 0) goto out;
                 if (seg.status == 0 && seg.size == s1 - s0) {
-                    rc = codec_blosc_decode_range(buf, cbytes, scratch, a->rchunk_nbytes, lo, hi, &dlo, &dhi);
+                    rc = codec_blosc_decode_range(buf, s1, scratch, a->rchunk_nbytes, lo, hi, &dlo, &dhi);
                     if (rc < 0) dhi = 0; /* decoded whole below, with the whole chunk's message */
                     rc = 0;
                     if (dhi) {
