@@ -131,8 +131,9 @@ int codec_blosc_fast_blocks(const void *vsrc, size_t n, void *vdst, size_t j0, s
     size_t nblocks = nbytes / bs + (nbytes % bs != 0);
     if (j1 >= nblocks || j0 > j1 || n < 16 + 4 * nblocks) return 0;
     bool shuffle = (flags & FLAG_SHUFFLE) && ts > 1;
+    size_t tmp_size = bs < nbytes ? bs : nbytes; /* a header's blocksize may exceed the whole buffer */
     unsigned char stack[STACK_BLOCK], *tmp = stack;
-    if (shuffle && bs > STACK_BLOCK && !(tmp = zc__malloc(bs))) return 0;
+    if (shuffle && tmp_size > STACK_BLOCK && !(tmp = zc__malloc(tmp_size))) return 0;
     int ok = 1;
     for (size_t j = j0; j <= j1 && ok; j++) {
         size_t size = j == nblocks - 1 && nbytes % bs ? nbytes % bs : bs;
