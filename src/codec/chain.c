@@ -191,15 +191,23 @@ fail:
 
 bool codec_chain_is_identity(const codec_chain *ch) { return ch->n == 1 && ch->skip[0]; }
 
-bool codec_chain_is_blosc(const codec_chain *ch)
+/* How many codecs are not skipped; *one is the last of them (-1 if none). */
+static int live_codecs(const codec_chain *ch, int *one)
 {
-    int one = -1, live = 0;
+    int live = 0;
+    *one = -1;
     for (int i = 0; i < ch->n; i++)
         if (!ch->skip[i]) {
-            one = i;
+            *one = i;
             live++;
         }
-    return live == 1 && ch->c[one].type->decode == codec_blosc.decode && ch->known[one] &&
+    return live;
+}
+
+bool codec_chain_is_blosc(const codec_chain *ch)
+{
+    int one;
+    return live_codecs(ch, &one) == 1 && ch->c[one].type->decode == codec_blosc.decode && ch->known[one] &&
            ch->size[one] == ch->ctx.nbytes;
 }
 
@@ -319,20 +327,15 @@ int codec_chain_decode_range(const codec_chain *ch, const void *src, size_t n, v
     if (dst_size != ch->ctx.nbytes || lo > hi || hi > dst_size)
         return zc__err(ZC_EINVAL, "codec chain: range %zu..%zu of a %zu-byte buffer, the chunk has %zu", lo, hi,
                        dst_size, ch->ctx.nbytes);
-    int one = -1, live = 0; /* the only codec not skipped, if there is one */
-    for (int i = 0; i < ch->n; i++)
-        if (!ch->skip[i]) {
-            one = i;
-            live++;
-        }
-    if (live == 0) {
+    int one;
+    if (live_codecs(ch, &one) == 0) {
         if (n != dst_size) return zc__err(ZC_ECORRUPT, "chunk has %zu bytes, expected %zu", n, dst_size);
         if (hi > lo) memcpy((unsigned char *)dst + lo, (const unsigned char *)src + lo, hi - lo);
         *dlo = lo;
         *dhi = hi;
         return 0;
     }
-    if (live == 1 && ch->c[one].type->decode == codec_blosc.decode && ch->known[one] && ch->size[one] == dst_size) {
+    if (codec_chain_is_blosc(ch)) { /* dst_size == ctx.nbytes, checked above */
         const codec *c = &ch->c[one];
         *dhi = 0;
         ZC_TRY(codec_blosc_decode_range(n ? src : (const void *)"", n, dst, dst_size, lo, hi, dlo, dhi));
