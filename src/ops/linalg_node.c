@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "core/error.h"
 #include "kernels/matmul.h"
 #include "ops/linalg.h"
@@ -139,5 +140,11 @@ int linalg_from_json(const json_t *o, zc_array *a)
     if (a->ndim != off + (nba > nbb ? nba : nbb) + 2 || A->shape[nba + 1] != B->shape[nbb] ||
         a->shape[a->ndim - 2] != A->shape[nba] || a->shape[a->ndim - 1] != B->shape[nbb + 1])
         return zc__err(ZC_EFORMAT, "plan: matmul node's shapes do not agree with its inputs");
+    /* the steps zc_matmul chooses (kstep <= max(K, 1), kgroup < K + kstep0, ceil(K / kgroup)
+     * groups): larger ones would overflow k0 + kstep and g * kgroup in linalg_region */
+    int64_t K = A->shape[nba + 1], kmax = K > 1 ? K : 1;
+    if (a->p.matmul.kstep > kmax || a->p.matmul.kstep0 > kmax ||
+        (off && (a->p.matmul.kgroup > K + a->p.matmul.kstep0 || a->shape[0] != ck_ceildiv(K, a->p.matmul.kgroup))))
+        return zc__err(ZC_EFORMAT, "plan: matmul node is malformed (steps out of range for K = %lld)", (long long)K);
     return 0;
 }
