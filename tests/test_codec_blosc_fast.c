@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "codec/blosc_fast.h"
+#include "core/alloc.h"
 #include "harness.h"
 
 static uint64_t rng = 0x853c49e6748fea9bull;
@@ -123,4 +124,23 @@ TEST(blosc_fast_corrupt_streams)
     free(c);
     free(bad);
     free(got);
+}
+
+/* A header's blocksize above the decoded size (from a corrupt chunk) means one
+ * block of nbytes: the unshuffle buffer is sized by that, not by the 2 GiB
+ * the header claims. */
+TEST(blosc_fast_blocksize_above_nbytes)
+{
+    enum { NB = 400 }; /* 100 int32: fewer than 128 items, so never split */
+    unsigned char orig[NB], comp[NB + 64], out[NB];
+    fill(orig, NB, 0);
+    int clen = blosc_compress_ctx(5, 1, 4, NB, orig, comp, sizeof comp, "lz4", 0, 1);
+    CHECK(clen > 0 && le32(comp + 8) == NB && !(comp[2] & 0x2));
+    if (clen <= 0 || le32(comp + 8) != NB || (comp[2] & 0x2)) return;
+    comp[8] = comp[9] = comp[10] = 0xff;
+    comp[11] = 0x7f;
+    zc__alloc_reset_peak();
+    CHECK(codec_blosc_fast_blocks(comp, (size_t)clen, out, 0, 0) == 1);
+    CHECK(!memcmp(out, orig, NB));
+    CHECK(zc__alloc_peak() < ((size_t)1 << 20));
 }
