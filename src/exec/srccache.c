@@ -16,6 +16,7 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "zarr/copy.h"
 #include "zarr/zarr.h"
 
 enum { EMPTY, FILLING, READY };
@@ -268,41 +269,20 @@ bool srccache_view(zc_array *a, const zc_range *sel, const void **data)
 static void copy_part(const zc_array *a, const zc_range *sel, const zc_range *cb, const unsigned char *src,
                       unsigned char *out)
 {
-    int nd = a->ndim;
-    int64_t lo[ZC_MAX_DIMS], cnt[ZC_MAX_DIMS] = {0}, cst[ZC_MAX_DIMS], ost[ZC_MAX_DIMS];
+    int64_t cnt[ZC_MAX_DIMS], cst[ZC_MAX_DIMS], ost[ZC_MAX_DIMS], so = 0, oo = 0;
     int64_t cs = (int64_t)a->itemsize, os = (int64_t)a->itemsize;
-    for (int d = nd - 1; d >= 0; d--) {
-        lo[d] = sel[d].start > cb[d].start ? sel[d].start : cb[d].start;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        int64_t lo = sel[d].start > cb[d].start ? sel[d].start : cb[d].start;
         int64_t hi = sel[d].stop < cb[d].stop ? sel[d].stop : cb[d].stop;
-        cnt[d] = hi - lo[d];
+        cnt[d] = hi - lo;
         cst[d] = cs;
         ost[d] = os;
+        so += (lo - cb[d].start) * cs;
+        oo += (lo - sel[d].start) * os;
         cs *= cb[d].stop - cb[d].start;
         os *= sel[d].stop - sel[d].start;
     }
-    /* the innermost dims covering both boxes whole are one run */
-    int inner = nd - 1;
-    size_t run = (size_t)cnt[inner] * a->itemsize;
-    while (inner > 0 && cnt[inner] == cb[inner].stop - cb[inner].start && cnt[inner] == sel[inner].stop - sel[inner].start) {
-        inner--;
-        run *= (size_t)cnt[inner];
-    }
-    int64_t idx[ZC_MAX_DIMS] = {0};
-    for (;;) {
-        int64_t so = 0, oo = 0;
-        for (int d = 0; d <= inner; d++) {
-            int64_t i = lo[d] + (d < inner ? idx[d] : 0);
-            so += (i - cb[d].start) * cst[d];
-            oo += (i - sel[d].start) * ost[d];
-        }
-        memcpy(out + oo, src + so, run);
-        int d = inner - 1;
-        for (; d >= 0; d--) {
-            if (++idx[d] < cnt[d]) break;
-            idx[d] = 0;
-        }
-        if (d < 0) return;
-    }
+    zarr_copy_nd(out + oo, ost, src + so, cst, cnt, a->ndim, a->itemsize);
 }
 
 int srccache_read(zc_array *a, const zc_range *sel, void *out)
