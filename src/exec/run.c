@@ -36,6 +36,7 @@
 #include "exec/srccache.h"
 #include "exec/run.h"
 #include "plan/plan.h"
+#include "zarr/copy.h"
 #include "zarr/zarr.h"
 
 struct zc_report {
@@ -76,28 +77,17 @@ static int64_t block_run(const zc_array *a, const zc_range *sel)
 /* Copy block sel of a, computed C-order in buf, into the C-order buffer dst of a's shape. */
 static void put_block(const zc_array *a, const zc_range *sel, const unsigned char *buf, unsigned char *dst)
 {
-    int nd = a->ndim;
-    int64_t cnt[ZC_MAX_DIMS], stride[ZC_MAX_DIMS], j[ZC_MAX_DIMS], s = (int64_t)a->itemsize;
-    for (int d = nd - 1; d >= 0; d--) {
-        cnt[d] = sel[d].stop - sel[d].start;
-        if (cnt[d] <= 0) return;
-        stride[d] = s;
-        s *= a->shape[d];
-        j[d] = 0;
+    int64_t cnt[ZC_MAX_DIMS], dstride[ZC_MAX_DIMS], bstride[ZC_MAX_DIMS], off = 0;
+    int64_t ds = (int64_t)a->itemsize, bs = (int64_t)a->itemsize;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        cnt[d] = sel[d].stop > sel[d].start ? sel[d].stop - sel[d].start : 0;
+        off += sel[d].start * ds;
+        dstride[d] = ds;
+        bstride[d] = bs;
+        ds *= a->shape[d];
+        bs *= cnt[d];
     }
-    size_t row = nd ? (size_t)cnt[nd - 1] * a->itemsize : a->itemsize;
-    for (;;) {
-        int64_t off = 0;
-        for (int d = 0; d < nd; d++) off += (sel[d].start + j[d]) * stride[d];
-        memcpy(dst + off, buf, row);
-        buf += row;
-        int d = nd - 2;
-        for (; d >= 0; d--) {
-            if (++j[d] < cnt[d]) break;
-            j[d] = 0;
-        }
-        if (d < 0) return;
-    }
+    zarr_copy_nd(dst + off, dstride, buf, bstride, cnt, a->ndim, a->itemsize);
 }
 
 /* Store block sel of a: into its array, or into dst when a is the output of zc_compute_buffer. */
