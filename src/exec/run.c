@@ -107,37 +107,48 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The input blocks [lo, hi) reduction round a merges into its output block b, and
+ * the values of that output block (nacc); false when the range is empty. */
+static bool reduce_range(const zc_array *a, int64_t b, int64_t *lo, int64_t *hi, size_t *nacc)
+{
+    const zc_array *in = a->inputs[0];
+    const typeof(a->p.reduce) *r = &a->p.reduce;
+    int64_t oc[ZC_MAX_DIMS], gc[ZC_MAX_DIMS] = {0};
+    node_block_coords(a, b, oc);
+    for (int j = 0; j < a->ndim; j++) gc[r->out_dim[j]] = oc[j];
+    bool empty = false;
+    *nacc = 1;
+    for (int d = 0; d < in->ndim; d++) {
+        int64_t nb = ck_ceildiv(in->shape[d], in->chunks[d]);
+        if ((r->axes >> d) & 1) {
+            lo[d] = gc[d] * r->split[d];
+            hi[d] = lo[d] + r->split[d] < nb ? lo[d] + r->split[d] : nb;
+        } else {
+            lo[d] = gc[d];
+            hi[d] = gc[d] + 1;
+            int64_t s = gc[d] * in->chunks[d], e = s + in->chunks[d];
+            *nacc *= (size_t)((e < in->shape[d] ? e : in->shape[d]) - s);
+        }
+        empty |= hi[d] <= lo[d];
+    }
+    return !empty;
+}
+
 /* One reduction task: accumulate (or merge) the group of input blocks of output block `b`. */
 static int reduce_block(zc_array *a, int64_t b, void *out)
 {
     zc_array *in = a->inputs[0];
     const typeof(a->p.reduce) *r = &a->p.reduce;
     int nd = in->ndim;
-    int64_t oc[ZC_MAX_DIMS], gc[ZC_MAX_DIMS] = {0}, nb[ZC_MAX_DIMS];
-    node_block_coords(a, b, oc);
-    for (int j = 0; j < a->ndim; j++) gc[r->out_dim[j]] = oc[j];
-    size_t nacc = 1;
+    size_t nacc;
     int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
-    for (int d = 0; d < nd; d++) {
-        nb[d] = ck_ceildiv(in->shape[d], in->chunks[d]);
-        if ((r->axes >> d) & 1) {
-            lo[d] = gc[d] * r->split[d];
-            hi[d] = lo[d] + r->split[d] < nb[d] ? lo[d] + r->split[d] : nb[d];
-        } else {
-            lo[d] = gc[d];
-            hi[d] = gc[d] + 1;
-            int64_t s = gc[d] * in->chunks[d], e = s + in->chunks[d];
-            nacc *= (size_t)((e < in->shape[d] ? e : in->shape[d]) - s);
-        }
-        ic[d] = lo[d];
-    }
+    bool empty = !reduce_range(a, b, lo, hi, &nacc);
+    memcpy(ic, lo, (size_t)nd * sizeof *ic);
     size_t asz = red_acc_size(r->op, r->in_dtype);
     unsigned char *acc = (r->flags & ROUND_LAST) ? zc__malloc_array(nacc ? nacc : 1, asz) : out;
     if (!acc) return ZC_ENOMEM;
     red_init(r->op, r->in_dtype, acc, nacc);
     int rc = 0;
-    bool empty = false;
-    for (int d = 0; d < nd; d++) empty |= hi[d] <= lo[d];
     while (!empty) {
         zc_range sel[ZC_MAX_DIMS];
         int64_t cnt[ZC_MAX_DIMS], base[ZC_MAX_DIMS];
@@ -343,28 +354,12 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
         goto out;
     }
     /* the input blocks of output block b (the same for every member) */
-    zc_array *a0 = m[0].a, *in0 = m[0].in;
-    const typeof(a0->p.reduce) *r0 = &a0->p.reduce;
+    zc_array *in0 = m[0].in;
     int nd = in0->ndim;
-    int64_t oc[ZC_MAX_DIMS], gc[ZC_MAX_DIMS] = {0}, lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
-    node_block_coords(a0, b, oc);
-    for (int j = 0; j < a0->ndim; j++) gc[r0->out_dim[j]] = oc[j];
-    size_t nacc = 1;
-    bool empty = false;
-    for (int d = 0; d < nd; d++) {
-        int64_t nb = ck_ceildiv(in0->shape[d], in0->chunks[d]);
-        if ((r0->axes >> d) & 1) {
-            lo[d] = gc[d] * r0->split[d];
-            hi[d] = lo[d] + r0->split[d] < nb ? lo[d] + r0->split[d] : nb;
-        } else {
-            lo[d] = gc[d];
-            hi[d] = gc[d] + 1;
-            int64_t s = gc[d] * in0->chunks[d], e = s + in0->chunks[d];
-            nacc *= (size_t)((e < in0->shape[d] ? e : in0->shape[d]) - s);
-        }
-        ic[d] = lo[d];
-        empty |= hi[d] <= lo[d];
-    }
+    int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
+    size_t nacc;
+    bool empty = !reduce_range(m[0].a, b, lo, hi, &nacc);
+    memcpy(ic, lo, (size_t)nd * sizeof *ic);
     for (int i = 0; i < n; i++) {
         gmember *g = &m[i];
         const typeof(g->a->p.reduce) *r = &g->a->p.reduce;
