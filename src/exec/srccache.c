@@ -221,12 +221,11 @@ static int64_t chunk_box(const zc_array *a, const int64_t *ic, zc_range *box)
     return id;
 }
 
-/* The slot of chunk ic, filled now if empty: NULL when another task is filling
- * it (the caller reads from storage), or on error (*rc < 0). */
-static const unsigned char *chunk(zc_array *a, const int64_t *ic, int *rc)
+/* The slot of chunk ic (its box in box), filled now if empty: NULL when another
+ * task is filling it (the caller reads from storage), or on error (*rc < 0). */
+static const unsigned char *chunk(zc_array *a, const int64_t *ic, zc_range *box, int *rc)
 {
     struct srccache_entry *e = a->cache;
-    zc_range box[ZC_MAX_DIMS];
     int64_t id = chunk_box(a, ic, box);
     unsigned char *slot = e->arena + (size_t)id * e->slot;
     *rc = 0;
@@ -258,7 +257,8 @@ bool srccache_view(zc_array *a, const zc_range *sel, const void **data)
             return false;
     }
     int rc;
-    const unsigned char *p = chunk(a, ic, &rc);
+    zc_range box[ZC_MAX_DIMS];
+    const unsigned char *p = chunk(a, ic, box, &rc);
     zc__err_clear(); /* a failed fill is reported by the read that follows */
     if (!p) return false;
     *data = p;
@@ -301,11 +301,10 @@ int srccache_read(zc_array *a, const zc_range *sel, void *out)
     /* every chunk from the cache (filling the empty ones), else all from storage */
     for (;;) {
         int rc;
-        const unsigned char *src = chunk(a, ic, &rc);
+        zc_range cb[ZC_MAX_DIMS];
+        const unsigned char *src = chunk(a, ic, cb, &rc);
         if (rc < 0) return rc;
         if (!src) return zc_zarr_read(a->p.zarr.z, sel, out, nbytes);
-        zc_range cb[ZC_MAX_DIMS];
-        chunk_box(a, ic, cb);
         copy_part(a, sel, cb, src, out);
         int d = a->ndim - 1;
         for (; d >= 0; d--) {
