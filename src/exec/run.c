@@ -36,7 +36,9 @@
 #include "exec/srccache.h"
 #include "exec/run.h"
 #include "plan/plan.h"
+#include "plan/rechunk_plan.h"
 #include "zarr/copy.h"
+#include "zarr/part.h"
 #include "zarr/zarr.h"
 
 struct zc_report {
@@ -430,6 +432,64 @@ out:
     return rc;
 }
 
+/* A copy task's block read straight from a stored blosc source, chunk by chunk,
+ * each source chunk by parts (a single-pass sliced copy, rechunk_slice_choose):
+ * zarr_part_read fetches and decodes only the blosc blocks that hold the
+ * block's part of the chunk, where one zc_zarr_read of the whole block would
+ * decode each chunk from its first selected byte to its last. Chunks it does
+ * not handle make the whole block be read the usual way (its buffers freed
+ * first). Other copies (and sources kept decoded by srccache) read as usual. */
+
+/* Whether copy stage s is a sliced copy: the planner gave it blocks other than
+ * the grouped copy's (plan.c slice_copy; its projection counts these reads). */
+static bool copy_sliced(const plan_stage *s)
+{
+    const zc_array *a = s->node, *in = a->ninputs ? a->inputs[0] : NULL;
+    if (s->copy[0] <= 0 || a->kind != NODE_RECHUNK || !in || in->kind != NODE_ZARR) return false;
+    int64_t cb[ZC_MAX_DIMS];
+    rechunk_copy_block(a->ndim, a->shape, in->chunks, a->chunks, cb);
+    return memcmp(cb, s->copy, sizeof(int64_t) * (size_t)a->ndim) != 0;
+}
+
+static int copy_region(zc_array *a, const zc_range *sel, unsigned char *buf, bool sliced)
+{
+    zc_array *in = a->ninputs ? a->inputs[0] : NULL;
+    if (!sliced || a->kind != NODE_RECHUNK || !in || in->kind != NODE_ZARR || in->cache || !in->p.zarr.z)
+        return node_compute_region(a, sel, buf);
+    zc_zarr *z = in->p.zarr.z;
+    int nd = a->ndim;
+    int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS], bstride[ZC_MAX_DIMS], s = (int64_t)a->itemsize;
+    for (int d = nd - 1; d >= 0; d--) {
+        if (sel[d].stop <= sel[d].start) return 0;
+        bstride[d] = s;
+        s *= sel[d].stop - sel[d].start;
+        lo[d] = ic[d] = sel[d].start / z->rchunk[d];
+        hi[d] = ck_ceildiv(sel[d].stop, z->rchunk[d]);
+    }
+    zarr_part part = {0};
+    int rc = 0;
+    for (;;) {
+        int64_t blo[ZC_MAX_DIMS], cnt[ZC_MAX_DIMS], off = 0;
+        for (int d = 0; d < nd; d++) {
+            int64_t c0 = ic[d] * z->rchunk[d], st = sel[d].start > c0 ? sel[d].start : c0;
+            int64_t en = c0 + z->rchunk[d] < sel[d].stop ? c0 + z->rchunk[d] : sel[d].stop;
+            blo[d] = st - c0;
+            cnt[d] = en - st;
+            off += (st - sel[d].start) * bstride[d];
+        }
+        if ((rc = zarr_part_read(z, ic, blo, cnt, buf + off, bstride, &part)) != 0) break;
+        int d = nd - 1;
+        for (; d >= 0; d--) {
+            if (++ic[d] < hi[d]) break;
+            ic[d] = lo[d];
+        }
+        if (d < 0) break;
+    }
+    zarr_part_free(&part);
+    if (rc == 1) return node_compute_region(a, sel, buf); /* a chunk it does not handle */
+    return rc;
+}
+
 /* Resume of a grouped copy task: every output chunk of its block is stored. */
 static bool copy_done(zc_array *a, const zc_range *sel)
 {
@@ -509,10 +569,11 @@ static int direct_block(stage_ctx *c, zc_array *a, const zc_range *sel, int64_t 
     int64_t off = nbytes ? block_run(a, sel) : -1;
     if (off >= 0)
         return a->kind == NODE_REDUCE && b >= 0 ? reduce_block(a, b, c->dst + off)
-                                                : node_compute_region(a, sel, c->dst + off);
+                                                : copy_region(a, sel, c->dst + off, b < 0 && copy_sliced(c->s));
     void *buf = zc__malloc(nbytes ? nbytes : 1);
     if (!buf) return ZC_ENOMEM;
-    int rc = a->kind == NODE_REDUCE && b >= 0 ? reduce_block(a, b, buf) : node_compute_region(a, sel, buf);
+    int rc = a->kind == NODE_REDUCE && b >= 0 ? reduce_block(a, b, buf)
+                                              : copy_region(a, sel, buf, b < 0 && copy_sliced(c->s));
     if (rc == 0) put_block(a, sel, buf, c->dst);
     zc__free(buf);
     return rc;
@@ -537,7 +598,7 @@ static int run_task(stage_ctx *c, int64_t b)
         size_t nbytes = node_region_bytes(a, sel);
         void *buf = zc__malloc(nbytes ? nbytes : 1);
         if (!buf) return ZC_ENOMEM;
-        int rc = node_compute_region(a, sel, buf);
+        int rc = copy_region(a, sel, buf, copy_sliced(c->s));
         if (rc == 0) rc = zc_zarr_write(a->mat, sel, buf, nbytes);
         zc__free(buf);
         if (rc == 0 && c->s->erase_input) erase_read(a->inputs[0], sel);

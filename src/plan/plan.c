@@ -2,17 +2,20 @@
  * (see plan.h). Planning costs O(operations), never O(blocks). */
 #include "plan/plan.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/pool.h"
 #include "ops/linalg.h"
 #include "plan/decomp.h"
 #include "plan/fft.h"
 #include "plan/manip.h"
 #include "plan/rechunk_plan.h"
+#include "zarr/probe.h"
 #include "zarr/zarr.h"
 
 /* a task's fixed bookkeeping: small allocations (selection plans, chunk keys, request
@@ -84,8 +87,37 @@ static bool is_source(const zc_array *a)
 
 static size_t copy_projection(const zc_array *a, const int64_t *from, const int64_t *to);
 
-/* Replace a rechunk that does not fit in one copy by a chain of copies. */
-static int expand_rechunk(zc_array *r, size_t limit)
+/* A single-pass sliced copy of rechunk r straight from its stored source
+ * (rechunk_slice_choose; exec/run.c copy_region reads it): possible when the
+ * source's chunks are read by parts (zarr_probe: blosc chunks big enough). A
+ * task holds its block, one output chunk's write (WRITE_COPIES - 1 more
+ * copies), its bookkeeping and its read. */
+static bool slice_option(const zc_array *r, size_t limit, int64_t min_tasks, int64_t *block, size_t *mem,
+                         double *cost)
+{
+    const zc_array *in = r->inputs[0];
+    if (r->kind != NODE_RECHUNK || in->kind != NODE_ZARR || !in->p.zarr.z) return false;
+    zarr_probe_info pi;
+    if (zarr_probe(in->p.zarr.z, &pi) < 0) {
+        zc__err_clear(); /* nothing known: the usual copies */
+        return false;
+    }
+    if (!pi.unit) return false;
+    /* the read: zarr_part's buffers, or (for a chunk it does not handle, after
+     * freeing them) the usual read of the block, at most a decoded chunk, two
+     * stored ones + 1 MiB (zarr/read.c's partial reads) and a batch's prefixes,
+     * or a 12 MiB group of small chunks */
+    size_t chunk = in->p.zarr.z->rchunk_nbytes, fixed;
+    if (ck_mul_sz(chunk, 3, &fixed) || ck_add_sz(fixed, (size_t)13 << 20, &fixed) ||
+        ck_add_sz(fixed, (WRITE_COPIES - 1) * node_chunk_bytes(r) + TASK_BOOKKEEPING, &fixed))
+        return false;
+    return rechunk_slice_choose(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, pi.unit, fixed, limit,
+                                min_tasks, block, mem, cost);
+}
+
+/* Replace a rechunk that does not fit in one copy by a chain of copies (unless a
+ * single-pass sliced copy costs less: then the stage loop makes it one). */
+static int expand_rechunk(zc_array *r, size_t limit, int64_t min_tasks)
 {
     zc_array *in = r->inputs[0];
     bool same = true;
@@ -95,9 +127,16 @@ static int expand_rechunk(zc_array *r, size_t limit)
      * every stage also fits the engine's projection */
     rechunk_plan rp;
     int rc = 0;
-    size_t budget = limit;
+    size_t budget = limit, smem;
+    int64_t sblock[ZC_MAX_DIMS];
+    double scost = INFINITY;
+    if (!slice_option(r, limit, min_tasks, sblock, &smem, &scost)) scost = INFINITY;
     for (int tries = 0;; tries++) {
         if ((rc = rechunk_plan_make(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, budget, &rp)) < 0) {
+            if (scost < INFINITY) {
+                zc__err_clear();
+                return 0; /* only the sliced copy fits */
+            }
             if (tries == 0) return rc;
             return zc__err(ZC_EMEMBOUND, "rechunk to the requested chunks does not fit in %.1f MB per task: "
                            "raise allowed_mem or choose larger source/target chunks", (double)limit / 1e6);
@@ -107,6 +146,10 @@ static int expand_rechunk(zc_array *r, size_t limit)
         if (fits) break;
         budget = budget / 5 * 4;
     }
+    /* each stage beyond one must cut the cost by the planner's STAGE_PENALTY (1.5) */
+    double mcost = rp.cost;
+    for (int s = 1; s < rp.nstages; s++) mcost *= 1.5;
+    if (rp.nstages > 1 && scost < mcost) return 0;
     zc_array *cur = in;
     zc_array_retain(cur);
     for (int s = 1; s < rp.nstages; s++) {
@@ -287,6 +330,30 @@ static void group_copy(plan *p, plan_stage *s)
     s->projected = mem;
 }
 
+/* A copy stage straight from a stored source run as a single-pass sliced copy
+ * (slice_option) when that costs less than the copy as planned so far (grouped,
+ * one output chunk per task, or not fitting at all). */
+static void slice_copy(plan *p, plan_stage *s, int64_t min_tasks)
+{
+    zc_array *a = s->node, *in = a->inputs[0];
+    int64_t block[ZC_MAX_DIMS];
+    size_t mem;
+    double cost, now = INFINITY;
+    if (!slice_option(a, p->limit, min_tasks, block, &mem, &cost)) return;
+    int64_t cb[ZC_MAX_DIMS]; /* the grouped copy's blocks are read whole (exec/run.c copy_sliced) */
+    rechunk_copy_block(a->ndim, a->shape, in->chunks, a->chunks, cb);
+    if (!memcmp(cb, block, sizeof(int64_t) * (size_t)a->ndim)) return;
+    if (s->projected <= p->limit)
+        now = rechunk_copy_cost(a->ndim, a->shape, in->chunks, a->chunks, a->itemsize, s->copy[0] > 0);
+    if (cost >= now) return;
+    int64_t n = 1;
+    for (int d = 0; d < a->ndim; d++) n *= ck_ceildiv(a->shape[d], block[d]);
+    memcpy(s->copy, block, sizeof(int64_t) * (size_t)a->ndim);
+    p->tasks += n - s->tasks;
+    s->tasks = n;
+    s->projected = mem;
+}
+
 /* ---- grouped first rounds of reductions (plan_stage.group) ---- */
 
 #define GROUP_MAX 16
@@ -441,8 +508,10 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
     }
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
     /* multistage rechunks, then collect again */
+    /* sliced copies keep a few tasks per thread */
+    int64_t min_tasks = 4 * (spec->nthreads > 0 ? spec->nthreads : (pool_default() ? pool_size(pool_default()) : 1));
     for (int i = 0; i < l.n && rc == 0; i++)
-        if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit);
+        if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, min_tasks);
     l.n = 0;
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
     if (rc < 0) goto out;
@@ -500,6 +569,7 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
         if (a->kind == NODE_MATMUL) linalg_fit(a, p->limit, stage_projection);
         s->projected = stage_projection(a);
         if (s->projected <= p->limit) group_copy(p, s);
+        if (a->kind == NODE_RECHUNK) slice_copy(p, s, min_tasks);
         if (s->target < 0) p->intermediate_bytes += (int64_t)(node_chunk_bytes(a) * (size_t)node_nblocks(a)); /* tasks may be groups */
     }
     /* a grouped reduction runs in its group's tasks: the group's projection is what counts */

@@ -168,6 +168,116 @@ static double copy_cost(int ndim, const int64_t *shape, const int64_t *from, con
     return reads * vin + nout * vout + (reads + nout) * OP_COST_BYTES;
 }
 
+double rechunk_copy_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
+                         bool grouped)
+{
+    if (is_empty(ndim, shape)) return 0;
+    return copy_cost(ndim, shape, from, to, itemsize, grouped);
+}
+
+/* ---- single-pass sliced copies ---- */
+
+#define RUN_COST_BYTES (OP_COST_BYTES / 4) /* one run read: two ranged reads of an open chunk */
+
+double rechunk_slice_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
+                          size_t unit, const int64_t *block)
+{
+    if (is_empty(ndim, shape)) return 0;
+    /* p: the last axis along which a block does not hold source chunks whole; the
+     * axes after it are whole in every run */
+    int p = -1;
+    for (int d = ndim - 1; d >= 0 && p < 0; d--)
+        if (!(block[d] % from[d] == 0 || block[d] >= shape[d])) p = d;
+    double pairs = 1, nout = 1, vout = (double)itemsize, chunk = (double)chunk_bytes(ndim, from, itemsize);
+    for (int d = 0; d < ndim; d++) {
+        pairs *= pieces(shape[d], from[d], block[d]);
+        nout *= (double)ck_ceildiv(shape[d], to[d]);
+        vout *= (double)to[d];
+    }
+    double decoded, ops;
+    if (p < 0) { /* whole source chunks: the grouped copy */
+        decoded = pairs * chunk;
+        ops = pairs * OP_COST_BYTES;
+    } else {
+        /* average extent of a (source chunk, block) pair along each axis */
+        double run = (double)itemsize, runs = 1;
+        for (int d = 0; d < ndim; d++) {
+            double ext = (double)shape[d] / pieces(shape[d], from[d], block[d]);
+            if (d < p) runs *= ext;
+            else if (d == p) run *= ext;
+            else run *= (double)(from[d] < shape[d] ? from[d] : shape[d]);
+        }
+        /* a run of more than half a chunk is not read by parts (zarr/read.c) */
+        double dec = unit && run <= chunk / 2 ? run + (double)unit : chunk;
+        if (dec > chunk) dec = chunk;
+        decoded = pairs * runs * dec;
+        ops = pairs * runs * RUN_COST_BYTES;
+    }
+    return decoded + nout * vout + ops + nout * OP_COST_BYTES;
+}
+
+/* Bytes of a block (clipped to the shape) and the number of blocks. */
+static void block_figures(int ndim, const int64_t *shape, size_t itemsize, const int64_t *b, size_t *bytes,
+                          int64_t *tasks)
+{
+    *bytes = itemsize;
+    *tasks = 1;
+    for (int d = 0; d < ndim; d++) {
+        *bytes = sat_mul(*bytes, (size_t)(b[d] < shape[d] ? b[d] : shape[d]));
+        int64_t n = ck_ceildiv(shape[d], b[d]);
+        *tasks = n && *tasks > INT64_MAX / n ? INT64_MAX : *tasks * n;
+    }
+}
+
+bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
+                          size_t unit, size_t fixed_mem, size_t max_mem, int64_t min_tasks, int64_t *block,
+                          size_t *mem, double *cost)
+{
+    if (ndim < 1 || ndim > MAX_DIMS || itemsize == 0 || is_empty(ndim, shape)) return false;
+    int64_t top[MAX_DIMS];
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] > DIM_LIMIT || from[d] < 1 || to[d] < 1 || to[d] > DIM_LIMIT) return false;
+        top[d] = to[d] * ck_ceildiv(shape[d], to[d]); /* the axis in whole output chunks */
+        block[d] = to[d] < top[d] ? to[d] : top[d];
+    }
+    size_t bytes;
+    int64_t tasks;
+    block_figures(ndim, shape, itemsize, block, &bytes, &tasks);
+    *mem = sat_add(bytes, fixed_mem);
+    if (*mem > max_mem) return false;
+    if (min_tasks > tasks) min_tasks = tasks;
+    *cost = rechunk_slice_cost(ndim, shape, from, to, itemsize, unit, block);
+    for (int iter = 0; iter < 64 * ndim; iter++) {
+        int64_t best[MAX_DIMS], cand[MAX_DIMS];
+        double bc = *cost;
+        size_t bm = 0;
+        bool found = false;
+        for (int d = 0; d < ndim; d++) {
+            if (block[d] >= top[d]) continue;
+            for (int k = 0; k < 2; k++) { /* double the axis, or take it whole */
+                memcpy(cand, block, (size_t)ndim * sizeof *cand);
+                cand[d] = k == 0 && block[d] <= top[d] / 2 ? block[d] * 2 : top[d];
+                size_t cb;
+                int64_t ct;
+                block_figures(ndim, shape, itemsize, cand, &cb, &ct);
+                size_t cm = sat_add(cb, fixed_mem);
+                if (cm > max_mem || ct < min_tasks) continue;
+                double cc = rechunk_slice_cost(ndim, shape, from, to, itemsize, unit, cand);
+                if (cc < bc) {
+                    bc = cc;
+                    bm = cm;
+                    memcpy(best, cand, (size_t)ndim * sizeof *best);
+                    found = true;
+                }
+            }
+        }
+        if (!found) break;
+        memcpy(block, best, (size_t)ndim * sizeof *block);
+        *cost = bc;
+        *mem = bm;
+    }
+    return true;
+}
 
 /* ---- ladders: per-axis chunk sizes between source and target ---- */
 
@@ -457,6 +567,7 @@ int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const 
     out->task_mem[0] = rechunk_task_mem(ndim, shape, src, dst, itemsize);
     size_t grouped = rechunk_copy_mem(ndim, shape, src, dst, itemsize);
     if (grouped <= max_mem) out->task_mem[0] = grouped;
+    out->cost = rechunk_copy_cost(ndim, shape, src, dst, itemsize, grouped <= max_mem);
     if (out->task_mem[0] <= max_mem) return 0; /* direct copy fits (or nothing to copy) */
 
     search s;
@@ -466,10 +577,12 @@ int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const 
     int k = search_run(&s, false, max_mem, path, NULL);
     if (k > 0) {
         out->nstages = k;
+        out->cost = 0;
         for (int i = 0; i <= k; i++) memcpy(out->chunks[i], s.ch[path[i]], (size_t)ndim * sizeof(int64_t));
         for (int i = 0; i < k; i++) {
             size_t e = (size_t)path[i] * (size_t)s.n + (size_t)path[i + 1];
             out->task_mem[i] = s.gmem[e] <= max_mem ? s.gmem[e] : s.mem[e];
+            out->cost += s.gmem[e] <= max_mem ? s.gcost[e] : s.cost[e];
         }
         search_free(&s);
         return 0;

@@ -11,6 +11,7 @@
 #ifndef ZC_PLAN_RECHUNK_PLAN_H
 #define ZC_PLAN_RECHUNK_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,7 +21,32 @@ typedef struct {
     int nstages;                              /* number of copies (1 = direct) */
     int64_t chunks[RECHUNK_MAX_STAGES + 1][32]; /* chunks[0] = src, chunks[nstages] = dst, between: intermediates */
     size_t task_mem[RECHUNK_MAX_STAGES];       /* projected bytes per task of each copy (grouped when it fits) */
+    double cost;                              /* the plan's I/O cost in the planner's model (bytes) */
 } rechunk_plan;
+
+/* The I/O cost (bytes decoded + written + a fixed cost per chunk operation) of one
+ * copy from chunks `from` to `to`, one output chunk per task or grouped. */
+double rechunk_copy_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
+                         bool grouped);
+
+/* Single-pass sliced copies. When a read of a part of a source chunk decodes only
+ * the blosc blocks that hold it (zarr/read.c, blocks of `unit` bytes), a copy may
+ * run in one stage whatever the chunks: a task writes a block of whole output
+ * chunks, reading from every source chunk it overlaps only its part, cut into
+ * runs contiguous in the source chunk (see exec/run.c copy_region). Its I/O cost
+ * counts the bytes those runs decode (each run decodes about its length + one
+ * unit, a whole chunk when the run is more than half of it) and a fixed cost per
+ * run; a task's memory is its block + `fixed_mem` (writing one output chunk, the
+ * read's scratch). rechunk_slice_choose grows the block from one output chunk,
+ * doubling an axis (or taking it whole) while that lowers the cost, fits max_mem
+ * and leaves at least min_tasks tasks (or as many as one output chunk per task
+ * gives, if fewer). Returns false when even one output chunk per task does not
+ * fit; else fills block (multiples of `to`), *mem and *cost. */
+bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
+                          size_t unit, size_t fixed_mem, size_t max_mem, int64_t min_tasks, int64_t *block,
+                          size_t *mem, double *cost);
+double rechunk_slice_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
+                          size_t unit, const int64_t *block);
 
 /* Projected bytes for one task copying chunks `from` → `to` (one output chunk per task):
  * the decoded source chunks it overlaps (worst case over positions) + its output chunk. */

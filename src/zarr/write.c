@@ -1,7 +1,8 @@
 /* zarr/write.c — writing a hyperslab.
  *
  * One pool task per touched chunk (or per touched shard). A chunk the
- * selection covers whole (up to the array's edge) starts from the fill value;
+ * selection covers whole (up to the array's edge) starts from the fill value
+ * (its padding past the edge; a chunk inside the array is overwritten whole);
  * one covered in part is read and decoded first (read-modify-write). A chunk
  * that ends up all fill value is erased unless write_empty_chunks is set.
  * A shard is rebuilt whole: touched inner chunks are re-encoded, the others'
@@ -72,7 +73,11 @@ static int merge_unit(write_ctx *w, const int64_t *j, unsigned char *buf, const 
     int64_t coord[ZC_MAX_DIMS], src_off, chunk_off, cstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
     bool covers;
     geometry(w, j, coord, &src_off, &chunk_off, cstride, count, &covers);
-    if (covers || !old) {
+    bool full = covers; /* every element of the unit written: nothing to fill (an edge unit has padding) */
+    for (int d = 0; d < w->s.ndim && full; d++) full = count[d] == a->rchunk[d];
+    if (full) {
+        /* the copy below writes every byte of buf */
+    } else if (covers || !old) {
         zarr_fill(a, buf, a->rchunk_nbytes / a->m.dtype.size);
     } else {
         int rc = codec_chain_decode(a->chain, old, old_size, buf, a->rchunk_nbytes);

@@ -1,0 +1,23 @@
+/* zarr/probe.h — what the planner may assume about reading parts of a stored
+ * array's chunks (see probe.c). */
+#ifndef ZC_ZARR_PROBE_H
+#define ZC_ZARR_PROBE_H
+
+#include <stddef.h>
+
+#include "zcube.h"
+
+typedef struct {
+    /* bytes a partial read decodes at a time (the blosc block size) when reads
+     * of parts of a chunk decode only what they need (zarr/read.c); 0: a read
+     * decodes (and fetches) the whole chunk */
+    size_t unit;
+    /* stored / decoded bytes of the probed chunk; 0 when unknown */
+    double ratio;
+} zarr_probe_info;
+
+/* Probe the first chunk of a (one 16-byte ranged read). Nothing known (zeros) for
+ * sharded or non-blosc arrays and absent chunks. 0, or a store error. */
+int zarr_probe(zc_zarr *a, zarr_probe_info *out);
+
+#endif
