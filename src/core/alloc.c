@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/error.h"
 
@@ -184,6 +185,24 @@ static bool big_put(unsigned char *base, size_t cap)
     return kept;
 }
 
+/* A new underlying block for size bytes (*cap: its capacity). A big one is
+ * advised to use 2 MiB pages where the system offers them on request (THP
+ * "madvise"): its first use (a compressed chunk read into it, 72 MB in the
+ * randomized SVD benchmark) otherwise costs a page fault per 4 KiB, 37,000 of
+ * the run's 55,000 faults and ~9% of its CPU time. Only whole 2 MiB pages
+ * inside the block are advised; failure changes nothing. */
+static unsigned char *fresh_block(size_t size, size_t *cap)
+{
+    *cap = big_capacity(size);
+    if (*cap > (size_t)PTRDIFF_MAX - HDR) return NULL;
+    unsigned char *p = malloc(*cap + HDR);
+#ifdef MADV_HUGEPAGE
+    uintptr_t h = (uintptr_t)2 << 20, lo = ((uintptr_t)p + h - 1) & ~(h - 1), hi = ((uintptr_t)p + *cap + HDR) & ~(h - 1);
+    if (p && *cap > CACHE_MAX && hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 void zc__alloc_cache_begin(size_t budget)
 {
     pthread_mutex_lock(&big_lock);
@@ -265,7 +284,7 @@ void *zc__malloc(size_t size)
     }
     size_t cap = size;
     unsigned char *p = size > CACHE_MAX ? big_take(size, &cap) : cache_take(size, &cap);
-    if (!p && !(p = malloc((cap = big_capacity(size)) + HDR))) {
+    if (!p && !(p = fresh_block(size, &cap))) {
         zc__err(ZC_ENOMEM, "out of memory allocating %zu bytes", size);
         return NULL;
     }
