@@ -972,3 +972,42 @@ static void alloc_failures(int kind)
 TEST(alloc_failures_pread) { alloc_failures(K_PREAD); }
 TEST(alloc_failures_uring) { alloc_failures(K_URING); }
 TEST(alloc_failures_mem) { alloc_failures(K_MEM); }
+
+/* ------------------------------------------------------------------ map */
+
+/* store_map: whole objects of the fs store mapped read-only; the bytes stay
+ * valid after the object is replaced (a new file); empty objects and folders
+ * decline (ZC_EUNSUPPORTED), absent keys are ZC_ENOENT; the memory store
+ * cannot map. */
+TEST(map_fs_and_mem)
+{
+    char *dir;
+    store *s = open_kind(K_PREAD, &dir);
+    if (!s) return;
+    unsigned char v[10000], w[300];
+    fill_pattern(v, sizeof v, 7);
+    fill_pattern(w, sizeof w, 8);
+    CHECK_OK(store_put(s, "a/b", v, sizeof v));
+    CHECK_OK(store_put(s, "e", "", 0));
+    const void *m;
+    uint64_t n;
+    CHECK_OK(store_map(s, "a/b", &m, &n));
+    CHECK(n == sizeof v && m && !memcmp(m, v, sizeof v));
+    CHECK_OK(store_put(s, "a/b", w, sizeof w)); /* replaced: the mapping keeps the old file */
+    CHECK(!memcmp(m, v, sizeof v));
+    store_unmap(s, m, n);
+    CHECK_OK(store_map(s, "a/b", &m, &n));
+    CHECK(n == sizeof w && !memcmp(m, w, sizeof w));
+    store_unmap(s, m, n);
+    CHECK(store_map(s, "e", &m, &n) == ZC_EUNSUPPORTED && m == NULL && n == 0);
+    CHECK(store_map(s, "a", &m, &n) == ZC_EUNSUPPORTED);
+    CHECK(store_map(s, "nope", &m, &n) == ZC_ENOENT);
+    CHECK(store_map(s, "../x", &m, &n) == ZC_EUNSUPPORTED); /* invalid key: never reaches the backend */
+    zc_store_close(s);
+    rmtree(dir);
+    s = open_kind(K_MEM, &dir);
+    if (!s) return;
+    CHECK_OK(store_put(s, "k", v, 10));
+    CHECK(store_map(s, "k", &m, &n) == ZC_EUNSUPPORTED);
+    zc_store_close(s);
+}

@@ -7,6 +7,8 @@
  * ZC_ECORRUPT naming the chunk, never a crash (also run under ASan). */
 #include <blosc.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "codec/codec.h"
 #include "harness.h"
@@ -557,6 +559,116 @@ TEST(zarr_chunk_larger_than_guess)
     CHECK(mkdtemp(dir) != NULL);
     snprintf(url, sizeof url, "file://%s", dir);
     larger_than_guess(url);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+/* ------------------------------------------- one-block chunks, scattered */
+
+/* float32 chunks of one blosc block (lz4, shuffle): parts of them are
+ * unshuffled straight into place (codec_blosc_fast_scatter), byte planes
+ * stored as is read in place. The data's low bytes are noise (stored planes)
+ * and its high bytes smooth (compressed planes); every read must match, and a
+ * corrupt stream length must still give ZC_ECORRUPT naming the chunk. */
+TEST(zarr_blosc_one_block_scatter)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://partial_scatter", ZC_STORE_CREATE, &st));
+    put_meta(st, "s/.zarray", "[7,90,50]", "[2,64,40]", "<f4", "C",
+             "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":0}");
+    zc_zarr *a = NULL;
+    CHECK_OK(zc_zarr_open(st, "s", &a));
+    if (!a) { zc_store_close(st); return; }
+    ref3 r = {{7, 90, 50}, 4, malloc(7 * 90 * 50 * 4)};
+    for (size_t i = 0; i < 7 * 90 * 50; i++) {
+        uint32_t v = (uint32_t)(0x3f000000u + (i / 50) * 256) ^ (uint32_t)(rnd() & 0xffff);
+        memcpy(r.data + 4 * i, &v, 4);
+    }
+    exercise(a, &r, 60);
+    /* the chunk is one block of 4 split streams, some stored as is, some compressed */
+    void *data;
+    size_t n;
+    CHECK_OK(store_get(st, "s/1.0.0", &data, &n));
+    unsigned char *p = data;
+    size_t nbytes = get_le32(p + 4), raw = 0, packed = 0, at = get_le32(p + 16);
+    CHECK(nbytes == 2 * 64 * 40 * 4 && get_le32(p + 8) >= nbytes && p[3] == 4 && !(p[2] & 0x12));
+    for (int k = 0; k < 4 && at + 4 <= n; k++) {
+        size_t c = get_le32(p + at);
+        if (c == nbytes / 4) raw++;
+        else packed++;
+        at += 4 + c;
+    }
+    CHECK(raw >= 1 && packed >= 1);
+    /* rows 2..3 of chunk 1.0.0, x 5..45: runs of 35 and 10 items (the latter the plain path) */
+    zc_range part[3] = {{2, 4, 1}, {5, 9, 1}, {5, 45, 1}};
+    float got[2 * 4 * 40], want[2 * 4 * 40];
+    ref_extract(&r, part, (unsigned char *)want);
+    CHECK_OK(zc_zarr_read(a, part, got, sizeof got));
+    CHECK(!memcmp(got, want, sizeof got));
+    /* a stream length running past the chunk: corrupt, whichever path sees it first */
+    put_le32(p + get_le32(p + 16), (uint32_t)n);
+    CHECK_OK(store_put(st, "s/1.0.0", p, n));
+    CHECK_ERR(zc_zarr_read(a, part, got, sizeof got), ZC_ECORRUPT, "s/1.0.0");
+    zc_free(data);
+    free(r.data);
+    zc_zarr_close(a);
+    zc_store_close(st);
+}
+
+/* ------------------------------------------------ mapped shards (file store) */
+
+/* A sharded array in a folder: shards are mapped (store_map) and inner chunks
+ * decoded in place. Every read must match the reference; a shard cut short in
+ * place after it was mapped and its index cached must give an error, not a
+ * fault past the end of the file (the cached mapping is checked against the
+ * file's size and mapped again); put back, it reads back. */
+TEST(zarr_sharded_mapped_file)
+{
+    char dir[] = "/tmp/zc_mapped_XXXXXX", cmd[96];
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    if (!st) return;
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 3;
+    o.shape[0] = 8; o.shape[1] = 70; o.shape[2] = 64;
+    o.chunks[0] = 1; o.chunks[1] = 16; o.chunks[2] = 16;
+    o.shards[0] = 4; o.shards[1] = 32; o.shards[2] = 64;
+    o.dtype = ZC_FLOAT32;
+    o.codec = "[{\"name\":\"blosc\",\"configuration\":{\"typesize\":4,\"cname\":\"lz4\",\"clevel\":5,"
+              "\"shuffle\":\"shuffle\",\"blocksize\":0}}]";
+    zc_zarr *a = NULL;
+    CHECK_OK(zc_zarr_create(st, "m", &o, &a));
+    if (!a) { zc_store_close(st); return; }
+    ref3 r = make_ref(8, 70, 64, 4);
+    exercise(a, &r, 40);
+    check_reads(a, &r, 20); /* again: every shard index cached, shards mapped */
+    /* shard (1, 0, 0) cut to half its size in place */
+    char path[128];
+    snprintf(path, sizeof path, "%s/m/c/1/0/0", dir);
+    struct stat sb;
+    CHECK(stat(path, &sb) == 0);
+    void *orig;
+    size_t norig;
+    CHECK_OK(store_get(st, "m/c/1/0/0", &orig, &norig));
+    CHECK(truncate(path, sb.st_size / 2) == 0);
+    zc_range in1[3] = {{4, 8, 1}, {0, 32, 1}, {0, 64, 1}};
+    size_t nb = 4 * 32 * 64 * 4;
+    unsigned char *got = malloc(nb), *want = malloc(nb);
+    int rc = zc_zarr_read(a, in1, got, nb);
+    CHECK(rc == ZC_ECORRUPT || rc == ZC_ECHECKSUM);
+    CHECK(strstr(zc_errmsg(), "m/c/1/0/0") != NULL);
+    /* put back (a new file): mapped again, reads back */
+    CHECK_OK(store_put(st, "m/c/1/0/0", orig, norig));
+    zc_free(orig);
+    CHECK_OK(zc_zarr_read(a, in1, got, nb));
+    ref_extract(&r, in1, want);
+    CHECK(!memcmp(got, want, nb));
+    free(got);
+    free(want);
+    free(r.data);
+    zc_zarr_close(a);
+    zc_store_close(st);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
 }

@@ -7,7 +7,10 @@
  * the setup is a large part of the decode; for partial reads of big chunks
  * the extra copy is. Here each block is decoded straight into place: its
  * splits with LZ4_decompress_safe into the destination (no shuffle) or into a
- * block buffer that is then unshuffled into the destination.
+ * block buffer that is then unshuffled into the destination; with shuffle, a
+ * stream stored as is (incompressible byte plane) is unshuffled from the
+ * source, not copied first. codec_blosc_fast_scatter unshuffles only the
+ * items of a selection, straight into a strided destination.
  *
  * Block layout (blosc1, header in blosc.c): block j starts at bstarts[j]; it
  * holds nsplits streams, each a LE32 compressed length then the bytes (a length
@@ -23,6 +26,7 @@
  * not decode to the expected size) returns 0: the caller then uses libblosc,
  * which decodes the buffer or reports it corrupt. */
 #include <lz4.h>
+#include <stdint.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -31,6 +35,7 @@
 
 #include "codec/blosc_fast.h"
 #include "core/alloc.h"
+#include "zcube.h"
 
 #define FLAG_SHUFFLE 0x1
 #define FLAG_MEMCPYED 0x2
@@ -40,22 +45,26 @@
 #define MAX_SPLITS 16
 #define MIN_ITEMS 128
 #define STACK_BLOCK ((size_t)64 << 10)
+#define SCATTER_MIN_RUN 16 /* items: shorter runs take the whole-chunk path */
 
 static size_t le32(const unsigned char *p)
 {
     return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
 }
 
-/* dst[i * ts + k] = src[k * m + i] for m items; the size % ts tail is copied. */
-static void unshuffle(unsigned char *dst, const unsigned char *src, size_t ts, size_t size)
+/* Items i0 .. i0 + cnt of a shuffled block of ts byte planes:
+ * dst[(i - i0) * ts + k] = p[k][i]. */
+static void unshuffle_items(unsigned char *dst, const unsigned char *const *p, size_t ts, size_t i0, size_t cnt)
 {
-    size_t m = size / ts, i = 0;
+    size_t i = i0, end = i0 + cnt;
+    dst -= i0 * ts;
 #if defined(__SSE2__)
     if (ts == 4) {
-        for (; i + 16 <= m; i += 16) {
-            __m128i a = _mm_loadu_si128((const __m128i *)(src + i)), b = _mm_loadu_si128((const __m128i *)(src + m + i));
-            __m128i c = _mm_loadu_si128((const __m128i *)(src + 2 * m + i));
-            __m128i d = _mm_loadu_si128((const __m128i *)(src + 3 * m + i));
+        const unsigned char *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3];
+        for (; i + 16 <= end; i += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(p0 + i)), b = _mm_loadu_si128((const __m128i *)(p1 + i));
+            __m128i c = _mm_loadu_si128((const __m128i *)(p2 + i));
+            __m128i d = _mm_loadu_si128((const __m128i *)(p3 + i));
             __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
             __m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
             _mm_storeu_si128((__m128i *)(dst + 4 * i), _mm_unpacklo_epi16(ab0, cd0));
@@ -63,10 +72,17 @@ static void unshuffle(unsigned char *dst, const unsigned char *src, size_t ts, s
             _mm_storeu_si128((__m128i *)(dst + 4 * i + 32), _mm_unpacklo_epi16(ab1, cd1));
             _mm_storeu_si128((__m128i *)(dst + 4 * i + 48), _mm_unpackhi_epi16(ab1, cd1));
         }
+        for (; i + 4 <= end; i += 4) { /* runs of a few items (small chunks, window edges) */
+            int32_t w[4];
+            for (int k = 0; k < 4; k++) memcpy(&w[k], p[k] + i, 4);
+            __m128i ab = _mm_unpacklo_epi8(_mm_cvtsi32_si128(w[0]), _mm_cvtsi32_si128(w[1]));
+            __m128i cd = _mm_unpacklo_epi8(_mm_cvtsi32_si128(w[2]), _mm_cvtsi32_si128(w[3]));
+            _mm_storeu_si128((__m128i *)(dst + 4 * i), _mm_unpacklo_epi16(ab, cd));
+        }
     } else if (ts == 8) {
-        for (; i + 16 <= m; i += 16) {
+        for (; i + 16 <= end; i += 16) {
             __m128i s[8], t[8], u[8];
-            for (int k = 0; k < 8; k++) s[k] = _mm_loadu_si128((const __m128i *)(src + (size_t)k * m + i));
+            for (int k = 0; k < 8; k++) s[k] = _mm_loadu_si128((const __m128i *)(p[k] + i));
             for (int k = 0; k < 4; k++) {
                 t[2 * k] = _mm_unpacklo_epi8(s[2 * k], s[2 * k + 1]);
                 t[2 * k + 1] = _mm_unpackhi_epi8(s[2 * k], s[2 * k + 1]);
@@ -87,16 +103,15 @@ static void unshuffle(unsigned char *dst, const unsigned char *src, size_t ts, s
                 }
         }
     } else if (ts == 2) {
-        for (; i + 16 <= m; i += 16) {
-            __m128i a = _mm_loadu_si128((const __m128i *)(src + i)), b = _mm_loadu_si128((const __m128i *)(src + m + i));
+        for (; i + 16 <= end; i += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(p[0] + i)), b = _mm_loadu_si128((const __m128i *)(p[1] + i));
             _mm_storeu_si128((__m128i *)(dst + 2 * i), _mm_unpacklo_epi8(a, b));
             _mm_storeu_si128((__m128i *)(dst + 2 * i + 16), _mm_unpackhi_epi8(a, b));
         }
     }
 #endif
-    for (; i < m; i++)
-        for (size_t k = 0; k < ts; k++) dst[i * ts + k] = src[k * m + i];
-    memcpy(dst + m * ts, src + m * ts, size - m * ts);
+    for (; i < end; i++)
+        for (size_t k = 0; k < ts; k++) dst[i * ts + k] = p[k][i];
 }
 
 /* Decode one block of `size` bytes starting at src[at] into out. 1 done, 0 decline. */
@@ -113,6 +128,36 @@ static int block(const unsigned char *src, size_t n, size_t at, size_t ts, bool 
         } else {
             int r = LZ4_decompress_safe((const char *)src + at, (char *)out + k * each, (int)c, (int)each);
             if (r < 0 || (size_t)r != each) return 0;
+        }
+        at += c;
+    }
+    return 1;
+}
+
+/* A shuffled block of `size` bytes starting at src[at]: its byte planes p[0..ts)
+ * of size / ts bytes each, and (not split) the size % ts tail bytes at *tail.
+ * Streams stored as is are used in place, not copied; the others decode into
+ * tmp (stream k at tmp + k × its size). 1 done, 0 decline. */
+static int block_planes(const unsigned char *src, size_t n, size_t at, size_t ts, bool split, size_t size,
+                        unsigned char *tmp, const unsigned char **p, const unsigned char **tail)
+{
+    size_t ns = split ? ts : 1, each = size / ns, m = size / ts;
+    for (size_t k = 0; k < ns; k++) {
+        if (at > n || n - at < 4) return 0;
+        size_t c = le32(src + at);
+        at += 4;
+        if (c == 0 || c > n - at || c > (size_t)INT32_MAX) return 0;
+        const unsigned char *s = src + at;
+        if (c != each) {
+            int r = LZ4_decompress_safe((const char *)src + at, (char *)tmp + k * each, (int)c, (int)each);
+            if (r < 0 || (size_t)r != each) return 0;
+            s = tmp + k * each;
+        }
+        if (split) {
+            p[k] = s;
+        } else {
+            for (size_t q = 0; q < ts; q++) p[q] = s + q * m;
+            *tail = s + m * ts;
         }
         at += c;
     }
@@ -151,10 +196,75 @@ int codec_blosc_fast_blocks(const void *vsrc, size_t n, void *vdst, size_t j0, s
         if (!shuffle) {
             ok = block(src, n, at, ts, split, size, dst + j * bs);
         } else {
-            ok = block(src, n, at, ts, split, size, tmp);
-            if (ok) unshuffle(dst + j * bs, tmp, ts, size);
+            const unsigned char *p[256], *tail = NULL;
+            ok = block_planes(src, n, at, ts, split, size, tmp, p, &tail);
+            if (ok) {
+                unshuffle_items(dst + j * bs, p, ts, 0, size / ts);
+                if (size % ts) memcpy(dst + j * bs + size / ts * ts, tail, size % ts); /* not split: tail set */
+            }
         }
     }
     if (tmp != stack) zc__free(tmp);
     return ok;
+}
+
+int codec_blosc_fast_scatter(const void *vsrc, size_t n, size_t nbytes_want, size_t isz, unsigned char *tmp,
+                             unsigned char *dst, const int64_t *dstride, const int64_t *sstride, const int64_t *count,
+                             int ndim, int64_t src_off)
+{
+    const unsigned char *src = vsrc;
+    if (n < 20 || ndim < 1 || ndim > ZC_MAX_DIMS) return 0;
+    unsigned flags = src[2];
+    size_t ts = src[3], nbytes = le32(src + 4), bs = le32(src + 8);
+    if (src[0] != 2 || (flags >> 5) != 1 || (flags & (FLAG_MEMCPYED | FLAG_BITSHUFFLE | FLAG_RESERVED))) return 0;
+    if (!(flags & FLAG_SHUFFLE) || ts != isz || ts < 2 || nbytes != nbytes_want || nbytes % ts || bs < nbytes ||
+        le32(src + 12) != n)
+        return 0;
+    /* the selection, its trailing dims merged where contiguous on both sides */
+    int64_t cnt[ZC_MAX_DIMS], ds[ZC_MAX_DIMS], ss[ZC_MAX_DIMS];
+    int nd = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (count[d] == 1 && d < ndim - 1) continue;
+        cnt[nd] = count[d];
+        ds[nd] = dstride[d];
+        ss[nd] = sstride[d];
+        nd++;
+    }
+    while (nd > 1 && ds[nd - 1] == (int64_t)isz && ss[nd - 1] == (int64_t)isz && ds[nd - 2] == cnt[nd - 1] * ds[nd - 1] &&
+           ss[nd - 2] == cnt[nd - 1] * ss[nd - 1]) {
+        cnt[nd - 2] *= cnt[nd - 1];
+        ds[nd - 2] = ss[nd - 2] = (int64_t)isz;
+        nd--;
+    }
+    size_t run = 1;
+    bool rows = ds[nd - 1] == (int64_t)isz && ss[nd - 1] == (int64_t)isz;
+    if (rows) run = (size_t)cnt[nd - 1];
+    /* short runs (small chunks, narrow windows): one call per run costs more
+     * than unshuffling the whole chunk with wide stores and copying the runs */
+    if (run < SCATTER_MIN_RUN || src_off % (int64_t)isz) return 0;
+    int outer = rows ? nd - 1 : nd; /* dims walked one step at a time */
+    for (int d = 0; d < outer; d++) {
+        if (ss[d] % (int64_t)isz) return 0;
+        ss[d] /= (int64_t)isz; /* in items */
+    }
+    /* one block: its stream lengths are checked by block(); it decodes whole into tmp, shuffled */
+    bool split = !(flags & FLAG_NOSPLIT) && ts <= MAX_SPLITS && nbytes / ts >= MIN_ITEMS && nbytes == bs;
+    size_t at = le32(src + 16);
+    const unsigned char *p[256], *tail = NULL;
+    if (at < 20 || !block_planes(src, n, at, ts, split, nbytes, tmp, p, &tail)) return 0;
+    int64_t k[ZC_MAX_DIMS] = {0}, so = src_off / (int64_t)isz, dof = 0;
+    for (;;) {
+        unshuffle_items(dst + dof, p, ts, (size_t)so, run);
+        int d = outer - 1;
+        for (; d >= 0; d--) {
+            so += ss[d];
+            dof += ds[d];
+            if (++k[d] < cnt[d]) break;
+            so -= cnt[d] * ss[d];
+            dof -= cnt[d] * ds[d];
+            k[d] = 0;
+        }
+        if (d < 0) break;
+    }
+    return 1;
 }

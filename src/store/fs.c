@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -537,6 +538,48 @@ static void fs_close(store *s)
     zc__free(fs);
 }
 
+/* Mapped objects: whole files, read-only, shared (the page cache itself, no
+ * copy). At most FS_MAX_MAPS live in the process (the kernel limits a
+ * process's mappings, 65530 by default); beyond that callers read. */
+#define FS_MAX_MAPS 4096
+static atomic_int live_maps;
+
+static int fs_map(store *s, const char *key, const void **addr, uint64_t *size)
+{
+    fs_store *fs = (fs_store *)s;
+    if (atomic_fetch_add(&live_maps, 1) >= FS_MAX_MAPS) {
+        atomic_fetch_sub(&live_maps, 1);
+        return ZC_EUNSUPPORTED;
+    }
+    int rc = ZC_EUNSUPPORTED;
+    int f = openat(fs->root_fd, key, O_RDONLY | O_CLOEXEC);
+    if (f < 0) {
+        rc = errno == ENOENT ? ZC_ENOENT : ZC_EUNSUPPORTED;
+        goto fail;
+    }
+    struct stat st;
+    if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX) {
+        close(f);
+        goto fail;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, f, 0);
+    close(f);
+    if (m == MAP_FAILED) goto fail;
+    *addr = m;
+    *size = (uint64_t)st.st_size;
+    return 0;
+fail:
+    atomic_fetch_sub(&live_maps, 1);
+    return rc;
+}
+
+static void fs_unmap(store *s, const void *addr, uint64_t size)
+{
+    (void)s;
+    munmap((void *)addr, (size_t)size);
+    atomic_fetch_sub(&live_maps, 1);
+}
+
 static const store_vtable fs_vtable = {
     .version = 1,
     .scheme = "file",
@@ -547,6 +590,8 @@ static const store_vtable fs_vtable = {
     .list_dir = fs_list_dir,
     .close = fs_close,
     .list_prefix = fs_list_prefix,
+    .map = fs_map,
+    .unmap = fs_unmap,
 };
 
 /* mkdir -p path. */

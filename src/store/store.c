@@ -99,6 +99,19 @@ int store_erase(store *s, const char *key)
     return 0;
 }
 
+int store_map(store *s, const char *key, const void **addr, uint64_t *size)
+{
+    *addr = NULL;
+    *size = 0;
+    if (!s->vt->map || !s->vt->unmap || store_key_check(key) < 0) return ZC_EUNSUPPORTED;
+    return s->vt->map(s, key, addr, size);
+}
+
+void store_unmap(store *s, const void *addr, uint64_t size)
+{
+    if (addr && s->vt->unmap) s->vt->unmap(s, addr, size);
+}
+
 int store_size(store *s, const char *key, uint64_t *size)
 {
     *size = 0;

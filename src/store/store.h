@@ -65,6 +65,9 @@ typedef struct store_vtable {
     /* Optional (may be NULL): call fn(key, ctx) for every object anywhere below
      * `prefix` ("" = all), keys relative to the root, no folders. Same stop rule. */
     int (*list_prefix)(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
+    /* Optional (may be NULL): map a whole object read-only (see store_map). */
+    int (*map)(store *s, const char *key, const void **addr, uint64_t *size);
+    void (*unmap)(store *s, const void *addr, uint64_t size);
 } store_vtable;
 
 /* Every store starts with this header; backends embed it first. */
@@ -109,6 +112,14 @@ int store_put(store *s, const char *key, const void *data, size_t size);
 int store_erase(store *s, const char *key);
 int store_size(store *s, const char *key, uint64_t *size);
 int store_list_dir(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
+/* Map a whole object read-only: *addr, *size (> 0) stay valid until
+ * store_unmap(s, *addr, *size), even if the object is replaced or erased (a
+ * replacement is a new file). ZC_EUNSUPPORTED (no message) when the store
+ * cannot map or declines (empty object, not a regular file, too many maps):
+ * read it with store_get_many then; ZC_ENOENT (no message) if absent. Not for
+ * objects another process may truncate in place (SIGBUS on access). */
+int store_map(store *s, const char *key, const void **addr, uint64_t *size);
+void store_unmap(store *s, const void *addr, uint64_t size);
 /* Every object below prefix, recursively (vt->list_prefix, or list_dir walked). */
 int store_list_prefix(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
 

@@ -8,13 +8,22 @@
  * the caller's buffer, decodes straight into it.
  *
  * Sharded arrays first fetch and decode the index of every touched shard (one
- * batched get, ranges at the start or end of each shard object). */
+ * batched get, ranges at the start or end of each shard object). Where the
+ * store maps objects (files), shards are mapped once and kept with their
+ * cached index: inner chunks then decode straight from the page cache, with
+ * no request and no copy.
+ *
+ * Blosc lz4+shuffle chunks of one block whose selected rows are long (lz4
+ * chunks bigger than their window's rows) are unshuffled straight into place,
+ * only the selected items (codec_blosc_fast_scatter): no pass over the whole
+ * decoded chunk, no strided copy after it. */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "codec/blosc_fast.h"
 #include "zarr/copy.h"
 #include "zarr/select.h"
 #include "zarr/shard.h"
@@ -37,6 +46,7 @@ typedef struct {
     shard_set shards;       /* sharded arrays: indexes of touched shards */
     bool identity;          /* stored bytes are the decoded bytes (bytes codec only) */
     bool blosc;             /* stored chunks are blosc buffers (blosc codec only) */
+    bool scatter;           /* blosc codec only: try codec_blosc_fast_scatter for units not direct */
 } read_ctx;
 
 /* Byte offset in dst and the copy geometry of touched unit t. */
@@ -217,6 +227,9 @@ static int read_group(void *vctx, size_t g, int slot)
     bool two[GROUP_MAX];                        /* request reqi[i] is the prefix of a blosc chunk */
     memset(two, 0, sizeof two);
     uint64_t whole_len[GROUP_MAX];              /* sharded: the inner chunk's length */
+    const unsigned char *mdata[GROUP_MAX];      /* sharded, shard mapped: the inner chunk in place, no request */
+    const char *mkey[GROUP_MAX];
+    uint64_t moff[GROUP_MAX];
     for (size_t i = 0; i < n; i++) {
         int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
         bool whole;
@@ -226,11 +239,13 @@ static int read_group(void *vctx, size_t g, int slot)
         sel_extent(s, src_off, sstride, count, a->m.dtype.size, &lo[i], &hi[i]);
         bool direct = whole && contiguous_in_dst(s, count);
         skip[i] = false;
+        mdata[i] = NULL;
         uint64_t base = 0;
         const char *key;
         if (a->m.sharded) {
             uint64_t off, len;
-            ZC_TRY(shard_set_locate(&r->shards, a, coords[i], &key, &off, &len));
+            const unsigned char *map = NULL;
+            ZC_TRY(shard_set_locate(&r->shards, a, coords[i], &key, &off, &len, r->identity ? NULL : &map));
             if (off == UINT64_MAX) {
                 skip[i] = true;
                 continue;
@@ -238,6 +253,14 @@ static int read_group(void *vctx, size_t g, int slot)
             if (len > a->rchunk_nbytes * 2 + (1u << 20) || (r->identity && len != a->rchunk_nbytes))
                 return zc__err(ZC_ECORRUPT, "array '%s': shard '%s' index gives an inner chunk of %llu bytes "
                                "(decoded it is %zu)", a->path, key, (unsigned long long)len, a->rchunk_nbytes);
+            if (map) { /* inside the mapping: shard_index_check held it to the mapped size */
+                mdata[i] = map + off;
+                reqi[i] = 0;
+                mkey[i] = key;
+                moff[i] = off;
+                whole_len[i] = len;
+                continue;
+            }
             reqs[nreq] = (store_req){.key = key, .offset = off, .length = len};
             base = off;
             whole_len[i] = len;
@@ -319,7 +342,12 @@ static int read_group(void *vctx, size_t g, int slot)
         bool whole;
         zarr_sel_unravel(s, t0 + i, j);
         unit_geometry(r, j, coord, &dst_off, &src_off, sstride, count, &whole);
-        store_req *q = skip[i] ? NULL : &reqs[reqi[i]];
+        store_req *q = skip[i] ? NULL : &reqs[reqi[i]], mq;
+        if (mdata[i]) {
+            mq = (store_req){.key = mkey[i], .offset = moff[i], .length = whole_len[i], .data = (void *)mdata[i],
+                             .size = (size_t)whole_len[i]};
+            q = &mq;
+        }
         if (!q || q->status == ZC_ENOENT) {
             /* missing: fill value */
             zarr_fill_nd(r->dst + dst_off, s->ostride, count, s->ndim, a->m.fill, a->m.dtype.size);
@@ -344,7 +372,7 @@ static int read_group(void *vctx, size_t g, int slot)
             }
             continue;
         }
-        if (two[i] && (q->status == 0 || q->status == ZC_ERANGE)) {
+        if (!mdata[i] && two[i] && (q->status == 0 || q->status == ZC_ERANGE)) {
             if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
                 rc = ZC_ENOMEM;
                 goto out;
@@ -367,6 +395,17 @@ static int read_group(void *vctx, size_t g, int slot)
         }
         atomic_fetch_add(&a->chunks_read, 1);
         atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
+        if (!direct && r->scatter) {
+            /* one-block lz4+shuffle chunk: lz4 into scratch, unshuffle only
+             * the selected items, straight into their places */
+            if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
+                rc = ZC_ENOMEM;
+                goto out;
+            }
+            if (codec_blosc_fast_scatter(q->data, q->size, a->rchunk_nbytes, a->m.dtype.size, r->scratch[slot],
+                                         r->dst + dst_off, s->ostride, sstride, count, s->ndim, src_off))
+                continue;
+        }
         unsigned char *target;
         if (direct) {
             target = r->dst + dst_off;
@@ -413,6 +452,7 @@ int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
     r.dst = dst;
     r.identity = codec_chain_is_identity(a->chain);
     r.blosc = codec_chain_is_blosc(a->chain) && a->rchunk_nbytes >= TWO_STEP_MIN;
+    r.scatter = codec_chain_is_blosc(a->chain) && a->m.dtype.size > 1;
     int rc = zarr_sel_plan(a, sel, &r.s);
     if (rc < 0) return zc__err_wrap(rc, "array '%s'", a->path);
     size_t need;

@@ -6,6 +6,7 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "store/store.h"
 #include "zarr/shard_cache.h"
 
 #define KEY_LEN 1024
@@ -49,8 +50,8 @@ static int64_t find(const int64_t *ids, int64_t n, int64_t v)
 typedef struct {
     shard_set *ss;
     zc_zarr *a;
-    store_req *reqs;      /* one per cache miss */
-    size_t *which;        /* reqs[m] is touched shard which[m] */
+    store_req *reqs;      /* one per cache miss: the index bytes (a view into the mapping, or read) */
+    size_t *which;        /* miss m is touched shard which[m] */
     uint64_t *ids;        /* grid number of touched shard t */
 } load_ctx;
 
@@ -64,15 +65,16 @@ static void shard_coord(const shard_set *ss, size_t t, int64_t *c)
 
 static int decode_one(void *vctx, size_t m, int slot)
 {
+    (void)slot;
     load_ctx *l = vctx;
     shard_set *ss = l->ss;
     zc_zarr *a = l->a;
     store_req *q = &l->reqs[m];
     size_t t = l->which[m];
-    uint64_t *idx = ss->index + t * (size_t)a->inner_per_shard * 2;
+    shard_ref *r = ss->refs[t];
     if (q->status == ZC_ENOENT) {
-        ss->present[t] = false;
-        shard_cache_put(a->index_cache, l->ids[t], NULL, false, 0);
+        r->present = false;
+        shard_cache_insert(a->index_cache, l->ids[t], r);
         return 0;
     }
     if (q->status == ZC_ERANGE || (q->status == 0 && q->size != a->index_nbytes))
@@ -80,11 +82,12 @@ static int decode_one(void *vctx, size_t m, int slot)
                        q->key, a->index_nbytes);
     if (q->status < 0) return zc__err_wrap(q->status, "array '%s': reading index of shard '%s'", a->path, q->key);
     atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
-    int rc = zarr_shard_index_decode(a, q->data, q->size, idx);
+    int rc = zarr_shard_index_decode(a, q->data, q->size, r->index);
     if (rc < 0) return zc__err_wrap(rc, "array '%s': index of shard '%s'", a->path, q->key);
-    ZC_TRY(shard_index_check(a, idx, q->total, q->key));
-    ss->present[t] = true;
-    shard_cache_put(a->index_cache, l->ids[t], idx, true, q->total);
+    ZC_TRY(shard_index_check(a, r->index, q->total, q->key));
+    r->present = true;
+    r->size = q->total;
+    shard_cache_insert(a->index_cache, l->ids[t], r);
     return 0;
 }
 
@@ -107,43 +110,79 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
     }
     ss->nshards = n;
     load_ctx l = {ss, a, NULL, NULL, NULL};
-    size_t per = (size_t)a->inner_per_shard * 2, nmiss = 0;
-    ss->index = zc__malloc_array(n, per * sizeof(uint64_t));
-    ss->present = zc__calloc(n, sizeof(bool));
+    size_t words = (size_t)a->inner_per_shard * 2, nmiss = 0, nread = 0;
+    ss->refs = zc__calloc(n, sizeof(shard_ref *));
     l.ids = zc__malloc_array(n, sizeof(uint64_t));
     ss->keys = zc__malloc_array(n, KEY_LEN);
+    store_req *rd = NULL; /* the misses read through the store */
     int rc = 0;
-    if (!ss->index || !ss->present || !l.ids || !ss->keys) {
+    if (!ss->refs || !l.ids || !ss->keys) {
         rc = ZC_ENOMEM;
         goto out;
     }
     for (size_t t = 0; t < n; t++) {
         int64_t c[ZC_MAX_DIMS];
-        uint64_t size;
         shard_coord(ss, t, c);
         l.ids[t] = zarr_grid_id(a, c);
         if ((rc = zarr_chunk_key(a, c, ss->keys[t], KEY_LEN)) < 0) goto out;
-        if (shard_cache_get(a->index_cache, l.ids[t], ss->index + t * per, &ss->present[t], &size)) continue;
+        if ((ss->refs[t] = shard_cache_acquire(a->index_cache, l.ids[t]))) {
+            /* A mapped shard must still have the mapped size: a file cut
+             * short in place would fault (SIGBUS) on access past its end.
+             * Replaced or resized: drop it and map the file there now. */
+            uint64_t now;
+            shard_ref *r = ss->refs[t];
+            if (!r->map || (store_size(a->st, ss->keys[t], &now) == 0 && now == r->size)) continue;
+            shard_cache_drop(a->index_cache, l.ids[t]);
+            shard_ref_release(r);
+            ss->refs[t] = NULL;
+        }
         if (!l.reqs) { /* first miss: room for all */
             l.reqs = zc__calloc(n, sizeof(store_req));
             l.which = zc__malloc_array(n, sizeof(size_t));
-            if (!l.reqs || !l.which) {
+            rd = zc__calloc(n, sizeof(store_req));
+            if (!l.reqs || !l.which || !rd) {
                 rc = ZC_ENOMEM;
                 goto out;
             }
         }
-        l.reqs[nmiss] = (store_req){.key = ss->keys[t], .offset = 0, .length = a->index_nbytes,
-                                    .from_end = a->m.index_at_end};
+        if (!(ss->refs[t] = shard_ref_new(words))) {
+            rc = ZC_ENOMEM;
+            goto out;
+        }
+        store_req *q = &l.reqs[nmiss];
+        *q = (store_req){.key = ss->keys[t], .offset = 0, .length = a->index_nbytes, .from_end = a->m.index_at_end};
         l.which[nmiss++] = t;
+        /* Map the shard if the store can: its inner chunks are then read in
+         * place (no read call, no copy), and its index comes from the same
+         * file as its chunks. Else (or if it is too short) read the index. */
+        shard_ref *r = ss->refs[t];
+        const void *addr;
+        uint64_t size, start, len;
+        if (store_map(a->st, q->key, &addr, &size) == 0) {
+            r->map = addr;
+            r->st = a->st;
+            r->size = size;
+            if (store_resolve_range(q, size, &start, &len) == 0) {
+                q->data = (unsigned char *)addr + start;
+                q->size = (size_t)len;
+                q->total = size;
+                q->status = 0;
+                continue;
+            }
+        }
+        rd[nread++] = *q;
     }
     atomic_fetch_add(&a->index_hits, (int64_t)(n - nmiss));
     atomic_fetch_add(&a->index_misses, (int64_t)nmiss);
     if (nmiss == 0) goto out;
-    if ((rc = store_get_many(a->st, l.reqs, nmiss)) < 0) goto out;
+    if (nread && (rc = store_get_many(a->st, rd, nread)) < 0) goto out;
+    for (size_t m = 0, k = 0; m < nmiss && k < nread; m++) /* in miss order: the read ones back in place */
+        if (l.reqs[m].key == rd[k].key) l.reqs[m] = rd[k++];
     rc = pool_for(p, nmiss, width, decode_one, &l);
 out:
-    if (l.reqs)
-        for (size_t m = 0; m < nmiss; m++) zc__free(l.reqs[m].data);
+    if (rd)
+        for (size_t k = 0; k < nread; k++) zc__free(rd[k].data);
+    zc__free(rd);
     zc__free(l.reqs);
     zc__free(l.which);
     zc__free(l.ids);
@@ -151,7 +190,7 @@ out:
 }
 
 int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord, const char **key, uint64_t *off,
-                     uint64_t *len)
+                     uint64_t *len, const unsigned char **map)
 {
     size_t t = 0;
     int64_t inner = 0;
@@ -163,19 +202,24 @@ int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord
     *off = UINT64_MAX;
     *len = 0;
     *key = ss->keys[t];
-    if (!ss->present[t]) return 0;
-    const uint64_t *e = ss->index + (t * (size_t)a->inner_per_shard + (size_t)inner) * 2;
+    const shard_ref *r = ss->refs[t];
+    if (map) *map = NULL;
+    if (!r->present) return 0;
+    const uint64_t *e = r->index + (size_t)inner * 2;
     if (e[0] == UINT64_MAX && e[1] == UINT64_MAX) return 0;
     *off = e[0];
     *len = e[1];
+    if (map) *map = r->map;
+    (void)a;
     return 0;
 }
 
 void shard_set_free(shard_set *ss)
 {
     for (int d = 0; d < ZC_MAX_DIMS; d++) zc__free(ss->ids[d]);
-    zc__free(ss->index);
-    zc__free(ss->present);
+    if (ss->refs)
+        for (size_t t = 0; t < ss->nshards; t++) shard_ref_release(ss->refs[t]);
+    zc__free(ss->refs);
     zc__free(ss->keys);
     memset(ss, 0, sizeof *ss);
 }

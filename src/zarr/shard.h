@@ -15,17 +15,18 @@ typedef struct {
     int64_t *ids[ZC_MAX_DIMS];      /* touched shard coordinates per dimension (sorted) */
     int64_t nids[ZC_MAX_DIMS];
     size_t nshards;                 /* product of nids */
-    uint64_t *index;                /* nshards × inner_per_shard × 2 */
+    struct shard_ref **refs;        /* per touched shard: its index (shared with the cache), maybe its mapping */
     char (*keys)[1024];             /* key of each touched shard, formatted once */
-    bool *present;                  /* per touched shard: object exists */
 } shard_set;
 
 /* Fetch and check the indexes of every shard the selection touches. */
 int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int width);
 /* Where inner chunk `coord` (inner-grid coordinates) lives: shard key and byte
- * range; *off = UINT64_MAX if it is empty or its shard is absent. */
+ * range; *off = UINT64_MAX if it is empty or its shard is absent. *map (if
+ * map is not NULL): the whole shard mapped, or NULL (read it from the store);
+ * the range lies inside it (checked against the mapped size). */
 int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord, const char **key, uint64_t *off,
-                     uint64_t *len);
+                     uint64_t *len, const unsigned char **map);
 void shard_set_free(shard_set *ss);
 
 /* Check a decoded index against the shard's size; names the shard on failure. */

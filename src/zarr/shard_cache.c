@@ -1,10 +1,12 @@
 /* zarr/shard_cache.c — shard indexes by shard number, with clock eviction.
  *
- * Memory grows with use: each cached index is its own allocation, made when
- * it is added; the table of entries grows by doubling. At most `max` entries
+ * Memory grows with use: each cached index is its own allocation (a
+ * shard_ref, shared by reference with the readers using it), made when it is
+ * added; the table of entries grows by doubling. At most `max` entries
  * (max_bytes / index size, at least 4) are kept; beyond that a clock sweep
- * evicts an entry not used since the hand last passed it. Lookups are a
- * linear-probing hash from shard number to entry. */
+ * evicts an entry not used since the hand last passed it (its shard_ref lives
+ * on until its last reader releases it). Lookups are a linear-probing hash
+ * from shard number to entry. */
 #include "zarr/shard_cache.h"
 
 #include <pthread.h>
@@ -12,13 +14,12 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "store/store.h"
 
 typedef struct {
     uint64_t id;        /* shard number + 1; 0 = free entry */
-    uint64_t size;      /* shard object size in bytes */
-    bool present;       /* shard object exists */
     bool used;          /* clock bit */
-    uint64_t *index;    /* words, when present */
+    shard_ref *ref;     /* the cache's reference */
 } entry;
 
 struct shard_cache {
@@ -32,13 +33,33 @@ struct shard_cache {
     size_t hand;        /* clock hand over entries */
 };
 
+shard_ref *shard_ref_new(size_t words)
+{
+    if (words > (SIZE_MAX - sizeof(shard_ref)) / 8) return NULL;
+    shard_ref *r = zc__malloc(sizeof(shard_ref) + words * 8);
+    if (!r) return NULL;
+    atomic_init(&r->refs, 1);
+    r->present = false;
+    r->size = 0;
+    r->map = NULL;
+    r->st = NULL;
+    return r;
+}
+
+void shard_ref_release(shard_ref *r)
+{
+    if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
+    if (r->map) store_unmap(r->st, r->map, r->size);
+    zc__free(r);
+}
+
 int shard_cache_create(size_t words, size_t max_bytes, shard_cache **out)
 {
     shard_cache *c = zc__calloc(1, sizeof *c);
     if (!c) return ZC_ENOMEM;
     pthread_mutex_init(&c->lock, NULL);
     c->words = words;
-    size_t per = words * 8 + sizeof(entry) + 8;
+    size_t per = words * 8 + sizeof(entry) + sizeof(shard_ref) + 8;
     c->max = max_bytes / per;
     if (c->max < 4) c->max = 4;
     if (c->max > (1u << 16)) c->max = 1u << 16;
@@ -49,7 +70,7 @@ int shard_cache_create(size_t words, size_t max_bytes, shard_cache **out)
 void shard_cache_free(shard_cache *c)
 {
     if (!c) return;
-    for (size_t i = 0; i < c->n; i++) zc__free(c->e[i].index);
+    for (size_t i = 0; i < c->n; i++) shard_ref_release(c->e[i].ref);
     pthread_mutex_destroy(&c->lock);
     zc__free(c->e);
     zc__free(c->slot);
@@ -82,24 +103,33 @@ static int rehash(shard_cache *c, size_t cap)
     return 0;
 }
 
-bool shard_cache_get(shard_cache *c, uint64_t id, uint64_t *index, bool *present, uint64_t *size)
+shard_ref *shard_cache_acquire(shard_cache *c, uint64_t id)
 {
     uint64_t key = id + 1;
-    bool hit = false;
+    shard_ref *r = NULL;
     pthread_mutex_lock(&c->lock);
     if (c->cap) {
         size_t i = find(c, key);
         if (c->slot[i]) {
             entry *e = &c->e[c->slot[i] - 1];
             e->used = true;
-            *present = e->present;
-            *size = e->size;
-            if (e->present) memcpy(index, e->index, c->words * 8);
-            hit = true;
+            r = e->ref;
+            atomic_fetch_add(&r->refs, 1);
         }
     }
     pthread_mutex_unlock(&c->lock);
-    return hit;
+    return r;
+}
+
+bool shard_cache_get(shard_cache *c, uint64_t id, uint64_t *index, bool *present, uint64_t *size)
+{
+    shard_ref *r = shard_cache_acquire(c, id);
+    if (!r) return false;
+    *present = r->present;
+    *size = r->size;
+    if (r->present) memcpy(index, r->index, c->words * 8);
+    shard_ref_release(r);
+    return true;
 }
 
 /* Remove entry k (backward-shift deletion in the table); the last entry moves into its place. */
@@ -112,7 +142,7 @@ static void remove_entry(shard_cache *c, size_t k)
         c->slot[j] = 0;
         c->slot[find(c, c->e[v - 1].id)] = v;
     }
-    zc__free(c->e[k].index);
+    shard_ref_release(c->e[k].ref);
     size_t last = c->n - 1;
     if (k != last) {
         c->slot[find(c, c->e[last].id)] = (uint32_t)(k + 1);
@@ -121,18 +151,18 @@ static void remove_entry(shard_cache *c, size_t k)
     c->n--;
 }
 
-void shard_cache_put(shard_cache *c, uint64_t id, const uint64_t *index, bool present, uint64_t size)
+void shard_cache_insert(shard_cache *c, uint64_t id, shard_ref *r)
 {
     uint64_t key = id + 1;
+    atomic_fetch_add(&r->refs, 1); /* the cache's reference */
     pthread_mutex_lock(&c->lock);
     /* a cache is an optimization: on allocation failure, just do not cache */
     if (c->cap && c->slot[find(c, key)]) {
         entry *e = &c->e[c->slot[find(c, key)] - 1];
-        if (present && !e->index && !(e->index = zc__malloc(c->words * 8))) goto out;
-        e->present = present;
-        e->size = size;
+        shard_ref_release(e->ref); /* readers holding the old one keep it */
+        e->ref = r;
         e->used = true;
-        if (present) memcpy(e->index, index, c->words * 8);
+        r = NULL;
         goto out;
     }
     while (c->n >= c->max && c->n) { /* clock sweep */
@@ -153,16 +183,24 @@ void shard_cache_put(shard_cache *c, uint64_t id, const uint64_t *index, bool pr
         c->ecap = ncap;
     }
     if (2 * (c->n + 1) > c->cap && rehash(c, c->cap ? 2 * c->cap : 32) < 0) goto out;
-    entry *e = &c->e[c->n];
-    *e = (entry){key, size, present, true, NULL};
-    if (present) {
-        if (!(e->index = zc__malloc(c->words * 8))) goto out;
-        memcpy(e->index, index, c->words * 8);
-    }
+    c->e[c->n] = (entry){key, true, r};
+    r = NULL;
     c->slot[find(c, key)] = (uint32_t)(c->n + 1);
     c->n++;
 out:
     pthread_mutex_unlock(&c->lock);
+    if (r) shard_ref_release(r); /* not cached after all */
+}
+
+void shard_cache_put(shard_cache *c, uint64_t id, const uint64_t *index, bool present, uint64_t size)
+{
+    shard_ref *r = shard_ref_new(present ? c->words : 0);
+    if (!r) return;
+    r->present = present;
+    r->size = size;
+    if (present) memcpy(r->index, index, c->words * 8);
+    shard_cache_insert(c, id, r);
+    shard_ref_release(r);
 }
 
 void shard_cache_drop(shard_cache *c, uint64_t id)
