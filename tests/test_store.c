@@ -989,25 +989,47 @@ TEST(map_fs_and_mem)
     fill_pattern(w, sizeof w, 8);
     CHECK_OK(store_put(s, "a/b", v, sizeof v));
     CHECK_OK(store_put(s, "e", "", 0));
-    const void *m;
-    uint64_t n;
-    CHECK_OK(store_map(s, "a/b", &m, &n));
-    CHECK(n == sizeof v && m && !memcmp(m, v, sizeof v));
+    store_map_t m, m2, m3;
+    CHECK_OK(store_map(s, "a/b", &m));
+    CHECK(m.size == sizeof v && m.addr && !memcmp(m.addr, v, sizeof v));
+    CHECK_OK(store_map(s, "a/b", &m2)); /* the same file: the same mapping, from the store's table */
+    CHECK(m2.addr == m.addr && m2.handle == m.handle);
+    store_unmap(s, &m2);
+    CHECK(m2.handle == NULL);
     CHECK_OK(store_put(s, "a/b", w, sizeof w)); /* replaced: the mapping keeps the old file */
-    CHECK(!memcmp(m, v, sizeof v));
-    store_unmap(s, m, n);
-    CHECK_OK(store_map(s, "a/b", &m, &n));
-    CHECK(n == sizeof w && !memcmp(m, w, sizeof w));
-    store_unmap(s, m, n);
-    CHECK(store_map(s, "e", &m, &n) == ZC_EUNSUPPORTED && m == NULL && n == 0);
-    CHECK(store_map(s, "a", &m, &n) == ZC_EUNSUPPORTED);
-    CHECK(store_map(s, "nope", &m, &n) == ZC_ENOENT);
-    CHECK(store_map(s, "../x", &m, &n) == ZC_EUNSUPPORTED); /* invalid key: never reaches the backend */
-    zc_store_close(s);
+    CHECK(!memcmp(m.addr, v, sizeof v));
+    CHECK_OK(store_map(s, "a/b", &m2)); /* ... and a new map sees the new one */
+    CHECK(m2.size == sizeof w && !memcmp(m2.addr, w, sizeof w));
+    store_unmap(s, &m);
+    CHECK_OK(store_put(s, "c", v, sizeof v));
+    CHECK_OK(store_map(s, "c", &m3));
+    /* rewritten in place with the same size (inode kept, mtime moves on): not the old mapping */
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    char path[512];
+    snprintf(path, sizeof path, "%s/c", dir);
+    FILE *f = fopen(path, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite(w, 1, sizeof w, f);
+        fclose(f);
+    }
+    CHECK_OK(store_map(s, "c", &m));
+    CHECK(m.handle != m3.handle && !memcmp(m.addr, w, sizeof w));
+    store_unmap(s, &m);
+    store_unmap(s, &m3);
+    CHECK(store_map(s, "e", &m) == ZC_EUNSUPPORTED && m.addr == NULL && m.size == 0 && !m.handle);
+    CHECK(store_map(s, "a", &m) == ZC_EUNSUPPORTED);
+    CHECK(store_map(s, "nope", &m) == ZC_ENOENT);
+    CHECK(store_map(s, "nope/x", &m) == ZC_ENOENT);
+    CHECK(store_map(s, "../x", &m) == ZC_EUNSUPPORTED); /* invalid key: never reaches the backend */
+    zc_store_close(s); /* a mapping held past the store's close stays valid */
+    CHECK(!memcmp(m2.addr, w, sizeof w));
+    store_unmap(s, &m2);
     rmtree(dir);
     s = open_kind(K_MEM, &dir);
     if (!s) return;
     CHECK_OK(store_put(s, "k", v, 10));
-    CHECK(store_map(s, "k", &m, &n) == ZC_EUNSUPPORTED);
+    CHECK(store_map(s, "k", &m) == ZC_EUNSUPPORTED);
     zc_store_close(s);
 }

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include "core/checked.h"
 
 static atomic_ulong tmp_counter; /* makes temporary names unique within the process */
+static void maps_free(struct fs_maps *t);
 
 /* ------------------------------------------------------------------ batch plan */
 
@@ -532,6 +534,7 @@ static int fs_list_prefix(store *s, const char *prefix, int (*fn)(const char *ke
 static void fs_close(store *s)
 {
     fs_store *fs = (fs_store *)s;
+    maps_free(atomic_load(&fs->maps)); /* mappings still held by callers live on until released */
     if (fs->root_fd >= 0) close(fs->root_fd);
     zc__free(fs->root);
     zc__free(fs->base.url);
@@ -539,45 +542,165 @@ static void fs_close(store *s)
 }
 
 /* Mapped objects: whole files, read-only, shared (the page cache itself, no
- * copy). At most FS_MAX_MAPS live in the process (the kernel limits a
- * process's mappings, 65530 by default); beyond that callers read. */
-#define FS_MAX_MAPS 4096
+ * copy). A mapping is a reference-counted fs_mapping: each store_map caller
+ * holds one reference, and the store's table of recent mappings another, so
+ * a file read again and again (chunks of random windows) is mapped once. The
+ * table is keyed by key; an entry is handed out again only while the file at
+ * that key has the same device, inode, size and mtime (one fstatat per
+ * call), else it is replaced. At most FS_MAP_ENTRIES entries (clock
+ * eviction), and at most FS_MAX_MAPS live mappings in the process (the
+ * kernel limits a process's mappings, 65530 by default): beyond that callers
+ * read instead. */
+#define FS_MAP_ENTRIES 4096
+#define FS_MAX_MAPS 8192
 static atomic_int live_maps;
 
-static int fs_map(store *s, const char *key, const void **addr, uint64_t *size)
+typedef struct {
+    atomic_int refs;
+    bool used;          /* clock bit (under the table lock) */
+    void *addr;
+    uint64_t size;
+    dev_t dev;
+    ino_t ino;
+    struct timespec mtime;
+    uint64_t hash;
+    char *key;
+} fs_mapping;
+
+struct fs_maps {
+    pthread_mutex_t lock;
+    fs_mapping *e[FS_MAP_ENTRIES]; /* entries [0, n) */
+    size_t n, hand;
+    uint32_t slot[2 * FS_MAP_ENTRIES]; /* linear probing: entry number + 1, 0 = empty */
+};
+
+static void mapping_release(void *vm)
+{
+    fs_mapping *m = vm;
+    if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
+    munmap(m->addr, (size_t)m->size);
+    zc__free(m->key);
+    zc__free(m);
+    atomic_fetch_sub(&live_maps, 1);
+}
+
+static size_t maps_find(const struct fs_maps *t, uint64_t h, const char *key)
+{
+    for (size_t i = h & (2 * FS_MAP_ENTRIES - 1);; i = (i + 1) & (2 * FS_MAP_ENTRIES - 1)) {
+        uint32_t v = t->slot[i];
+        if (!v || (t->e[v - 1]->hash == h && !strcmp(t->e[v - 1]->key, key))) return i;
+    }
+}
+
+/* Remove entry k (backward-shift deletion); the last entry moves into its place. */
+static void maps_remove(struct fs_maps *t, size_t k)
+{
+    size_t i = maps_find(t, t->e[k]->hash, t->e[k]->key);
+    t->slot[i] = 0;
+    for (size_t j = (i + 1) & (2 * FS_MAP_ENTRIES - 1); t->slot[j]; j = (j + 1) & (2 * FS_MAP_ENTRIES - 1)) {
+        uint32_t v = t->slot[j];
+        t->slot[j] = 0;
+        t->slot[maps_find(t, t->e[v - 1]->hash, t->e[v - 1]->key)] = v;
+    }
+    mapping_release(t->e[k]);
+    size_t last = --t->n;
+    if (k != last) {
+        t->slot[maps_find(t, t->e[last]->hash, t->e[last]->key)] = (uint32_t)(k + 1);
+        t->e[k] = t->e[last];
+    }
+}
+
+static bool same_file(const fs_mapping *m, const struct stat *st)
+{
+    return m->dev == st->st_dev && m->ino == st->st_ino && m->size == (uint64_t)st->st_size &&
+           m->mtime.tv_sec == st->st_mtim.tv_sec && m->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static int fs_map(store *s, const char *key, store_map_t *out)
 {
     fs_store *fs = (fs_store *)s;
+    struct stat st;
+    if (fstatat(fs->root_fd, key, &st, 0) != 0) return errno == ENOENT || errno == ENOTDIR ? ZC_ENOENT : ZC_EUNSUPPORTED;
+    if (!S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX) return ZC_EUNSUPPORTED;
+    uint64_t h = hash_key(key);
+    struct fs_maps *t = atomic_load(&fs->maps);
+    if (t) {
+        pthread_mutex_lock(&t->lock);
+        uint32_t v = t->slot[maps_find(t, h, key)];
+        if (v && same_file(t->e[v - 1], &st)) {
+            fs_mapping *m = t->e[v - 1];
+            m->used = true;
+            atomic_fetch_add(&m->refs, 1);
+            pthread_mutex_unlock(&t->lock);
+            *out = (store_map_t){m->addr, m->size, m, mapping_release};
+            return 0;
+        }
+        pthread_mutex_unlock(&t->lock);
+    }
+    /* map the file there now (its own fstat: the file actually opened) */
     if (atomic_fetch_add(&live_maps, 1) >= FS_MAX_MAPS) {
         atomic_fetch_sub(&live_maps, 1);
         return ZC_EUNSUPPORTED;
     }
     int rc = ZC_EUNSUPPORTED;
+    fs_mapping *m = zc__calloc(1, sizeof *m);
     int f = openat(fs->root_fd, key, O_RDONLY | O_CLOEXEC);
-    if (f < 0) {
-        rc = errno == ENOENT ? ZC_ENOENT : ZC_EUNSUPPORTED;
+    if (!m || !(m->key = zc__strdup(key)) || f < 0) {
+        if (f < 0 && errno == ENOENT) rc = ZC_ENOENT;
         goto fail;
     }
-    struct stat st;
-    if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX) {
-        close(f);
-        goto fail;
-    }
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, f, 0);
+    if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX) goto fail;
+    void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, f, 0);
+    if (addr == MAP_FAILED) goto fail;
     close(f);
-    if (m == MAP_FAILED) goto fail;
-    *addr = m;
-    *size = (uint64_t)st.st_size;
+    atomic_init(&m->refs, 1);
+    m->addr = addr;
+    m->size = (uint64_t)st.st_size;
+    m->dev = st.st_dev;
+    m->ino = st.st_ino;
+    m->mtime = st.st_mtim;
+    m->hash = h;
+    *out = (store_map_t){m->addr, m->size, m, mapping_release};
+    if (!t) { /* first mapping of this store: its table (a cache: without one, just do not keep) */
+        struct fs_maps *nt = zc__calloc(1, sizeof *nt);
+        if (!nt) return 0;
+        pthread_mutex_init(&nt->lock, NULL);
+        struct fs_maps *expected = NULL;
+        if (!atomic_compare_exchange_strong(&fs->maps, &expected, nt)) {
+            pthread_mutex_destroy(&nt->lock);
+            zc__free(nt);
+        }
+        t = atomic_load(&fs->maps);
+    }
+    pthread_mutex_lock(&t->lock);
+    uint32_t v = t->slot[maps_find(t, h, key)];
+    if (v) maps_remove(t, v - 1); /* another file there before, or another thread's mapping of it */
+    while (t->n >= FS_MAP_ENTRIES) { /* clock sweep */
+        t->hand %= t->n;
+        if (t->e[t->hand]->used) t->e[t->hand++]->used = false;
+        else maps_remove(t, t->hand);
+    }
+    atomic_fetch_add(&m->refs, 1); /* the table's */
+    m->used = true;
+    t->e[t->n] = m;
+    t->slot[maps_find(t, h, key)] = (uint32_t)(t->n + 1);
+    t->n++;
+    pthread_mutex_unlock(&t->lock);
     return 0;
 fail:
+    if (f >= 0) close(f);
+    if (m) zc__free(m->key);
+    zc__free(m);
     atomic_fetch_sub(&live_maps, 1);
     return rc;
 }
 
-static void fs_unmap(store *s, const void *addr, uint64_t size)
+static void maps_free(struct fs_maps *t)
 {
-    (void)s;
-    munmap((void *)addr, (size_t)size);
-    atomic_fetch_sub(&live_maps, 1);
+    if (!t) return;
+    while (t->n) maps_remove(t, t->n - 1);
+    pthread_mutex_destroy(&t->lock);
+    zc__free(t);
 }
 
 static const store_vtable fs_vtable = {
@@ -591,7 +714,6 @@ static const store_vtable fs_vtable = {
     .close = fs_close,
     .list_prefix = fs_list_prefix,
     .map = fs_map,
-    .unmap = fs_unmap,
 };
 
 /* mkdir -p path. */

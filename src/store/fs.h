@@ -34,6 +34,7 @@ typedef struct {
     int root_fd;     /* O_DIRECTORY fd of the root; every key is opened relative to it */
     bool fsync;      /* fsync data and folder on put (env ZC_FSYNC=1) */
     int io;          /* FS_IO_*: engine used by get_many (env ZC_STORE_IO=pread|uring) */
+    struct fs_maps *_Atomic maps; /* recent mappings by key (store_map), made on first use */
 } fs_store;
 
 typedef struct {

@@ -2,6 +2,8 @@
  * wrappers every other layer calls: they check keys and the read-only flag
  * before a backend sees a request, and name the key and store in errors. */
 #include <ctype.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -99,17 +101,31 @@ int store_erase(store *s, const char *key)
     return 0;
 }
 
-int store_map(store *s, const char *key, const void **addr, uint64_t *size)
+/* ZC_STORE_MAP=0 in the environment: never map (read everything). */
+static int map_allowed(void)
 {
-    *addr = NULL;
-    *size = 0;
-    if (!s->vt->map || !s->vt->unmap || store_key_check(key) < 0) return ZC_EUNSUPPORTED;
-    return s->vt->map(s, key, addr, size);
+    static atomic_int state; /* 0 unknown, 1 yes, 2 no */
+    int v = atomic_load_explicit(&state, memory_order_relaxed);
+    if (!v) {
+        const char *e = getenv("ZC_STORE_MAP");
+        v = e && !strcmp(e, "0") ? 2 : 1;
+        atomic_store_explicit(&state, v, memory_order_relaxed);
+    }
+    return v == 1;
 }
 
-void store_unmap(store *s, const void *addr, uint64_t size)
+int store_map(store *s, const char *key, store_map_t *m)
 {
-    if (addr && s->vt->unmap) s->vt->unmap(s, addr, size);
+    *m = (store_map_t){NULL, 0, NULL, NULL};
+    if (!s->vt->map || !map_allowed() || store_key_check(key) < 0) return ZC_EUNSUPPORTED;
+    return s->vt->map(s, key, m);
+}
+
+void store_unmap(store *s, store_map_t *m)
+{
+    (void)s;
+    if (m->handle && m->release) m->release(m->handle);
+    *m = (store_map_t){NULL, 0, NULL, NULL};
 }
 
 int store_size(store *s, const char *key, uint64_t *size)

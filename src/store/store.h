@@ -44,6 +44,14 @@ typedef struct {
     int status;         /* 0, ZC_ENOENT (no such key), ZC_ERANGE (range past the end), or error */
 } store_req;
 
+/* A mapped object (store_map). */
+typedef struct store_map_t {
+    const void *addr;   /* the object's bytes */
+    uint64_t size;      /* its size (> 0) */
+    void *handle;       /* the backend's, for store_unmap; NULL = nothing mapped */
+    void (*release)(void *handle); /* called by store_unmap (the store itself may be closed by then) */
+} store_map_t;
+
 /* The public zc_store is this store header. */
 typedef struct zc_store store;
 
@@ -66,8 +74,7 @@ typedef struct store_vtable {
      * `prefix` ("" = all), keys relative to the root, no folders. Same stop rule. */
     int (*list_prefix)(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
     /* Optional (may be NULL): map a whole object read-only (see store_map). */
-    int (*map)(store *s, const char *key, const void **addr, uint64_t *size);
-    void (*unmap)(store *s, const void *addr, uint64_t size);
+    int (*map)(store *s, const char *key, struct store_map_t *m);
 } store_vtable;
 
 /* Every store starts with this header; backends embed it first. */
@@ -112,14 +119,20 @@ int store_put(store *s, const char *key, const void *data, size_t size);
 int store_erase(store *s, const char *key);
 int store_size(store *s, const char *key, uint64_t *size);
 int store_list_dir(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
-/* Map a whole object read-only: *addr, *size (> 0) stay valid until
- * store_unmap(s, *addr, *size), even if the object is replaced or erased (a
- * replacement is a new file). ZC_EUNSUPPORTED (no message) when the store
- * cannot map or declines (empty object, not a regular file, too many maps):
- * read it with store_get_many then; ZC_ENOENT (no message) if absent. Not for
- * objects another process may truncate in place (SIGBUS on access). */
-int store_map(store *s, const char *key, const void **addr, uint64_t *size);
-void store_unmap(store *s, const void *addr, uint64_t size);
+/* Map a whole object read-only: m->addr, m->size (> 0) stay valid until
+ * store_unmap(s, m), even if the object is replaced or erased (a replacement
+ * is a new file). The file store keeps recent mappings and hands the same one
+ * out again while the file at that key is the same (device, inode, size,
+ * mtime). ZC_EUNSUPPORTED (no message) when the store cannot map or declines
+ * (empty object, not a regular file, too many maps): read it with
+ * store_get_many then (also always with ZC_STORE_MAP=0 in the environment);
+ * ZC_ENOENT (no message) if absent. Another process
+ * cutting the file short in place while it is mapped makes access past the
+ * new end fault (SIGBUS): map objects that are replaced, not rewritten. */
+int store_map(store *s, const char *key, store_map_t *m);
+/* Release a mapping (no-op if nothing is mapped: handle NULL); valid after
+ * the store was closed (s is not used). */
+void store_unmap(store *s, store_map_t *m);
 /* Every object below prefix, recursively (vt->list_prefix, or list_dir walked). */
 int store_list_prefix(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
 

@@ -47,6 +47,7 @@ typedef struct {
     bool identity;          /* stored bytes are the decoded bytes (bytes codec only) */
     bool blosc;             /* stored chunks are blosc buffers (blosc codec only) */
     bool scatter;           /* blosc codec only: try codec_blosc_fast_scatter for units not direct */
+    bool map_chunks;        /* unsharded, not identity: map chunk files (store_map) where the store can */
 } read_ctx;
 
 /* Byte offset in dst and the copy geometry of touched unit t. */
@@ -230,6 +231,8 @@ static int read_group(void *vctx, size_t g, int slot)
     const unsigned char *mdata[GROUP_MAX];      /* sharded, shard mapped: the inner chunk in place, no request */
     const char *mkey[GROUP_MAX];
     uint64_t moff[GROUP_MAX];
+    store_map_t mm[GROUP_MAX];                  /* unsharded, chunk file mapped */
+    for (size_t i = 0; i < n; i++) mm[i].handle = NULL;
     for (size_t i = 0; i < n; i++) {
         int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
         bool whole;
@@ -245,14 +248,17 @@ static int read_group(void *vctx, size_t g, int slot)
         if (a->m.sharded) {
             uint64_t off, len;
             const unsigned char *map = NULL;
-            ZC_TRY(shard_set_locate(&r->shards, a, coords[i], &key, &off, &len, r->identity ? NULL : &map));
+            if ((rc = shard_set_locate(&r->shards, a, coords[i], &key, &off, &len, r->identity ? NULL : &map)) < 0)
+                goto out;
             if (off == UINT64_MAX) {
                 skip[i] = true;
                 continue;
             }
-            if (len > a->rchunk_nbytes * 2 + (1u << 20) || (r->identity && len != a->rchunk_nbytes))
-                return zc__err(ZC_ECORRUPT, "array '%s': shard '%s' index gives an inner chunk of %llu bytes "
-                               "(decoded it is %zu)", a->path, key, (unsigned long long)len, a->rchunk_nbytes);
+            if (len > a->rchunk_nbytes * 2 + (1u << 20) || (r->identity && len != a->rchunk_nbytes)) {
+                rc = zc__err(ZC_ECORRUPT, "array '%s': shard '%s' index gives an inner chunk of %llu bytes "
+                             "(decoded it is %zu)", a->path, key, (unsigned long long)len, a->rchunk_nbytes);
+                goto out;
+            }
             if (map) { /* inside the mapping: shard_index_check held it to the mapped size */
                 mdata[i] = map + off;
                 reqi[i] = 0;
@@ -265,8 +271,23 @@ static int read_group(void *vctx, size_t g, int slot)
             base = off;
             whole_len[i] = len;
         } else {
-            ZC_TRY(zarr_chunk_key(a, coords[i], keys[i], KEY_LEN));
+            if ((rc = zarr_chunk_key(a, coords[i], keys[i], KEY_LEN)) < 0) goto out;
             key = keys[i];
+            if (r->map_chunks) { /* the chunk file mapped: decoded in place, no request, no copy */
+                int mr = store_map(a->st, key, &mm[i]);
+                if (mr == 0) {
+                    mdata[i] = mm[i].addr;
+                    reqi[i] = 0;
+                    mkey[i] = key;
+                    moff[i] = 0;
+                    whole_len[i] = mm[i].size;
+                    continue;
+                }
+                if (mr == ZC_ENOENT) { /* missing: fill value */
+                    skip[i] = true;
+                    continue;
+                }
+            }
             reqs[nreq] = (store_req){.key = key, .length = STORE_TO_END};
             whole_len[i] = STORE_TO_END;
         }
@@ -318,7 +339,10 @@ static int read_group(void *vctx, size_t g, int slot)
         if (arena_need > r->arena_cap[slot]) {
             zc__free(r->arena[slot]);
             r->arena_cap[slot] = 0;
-            if (!(r->arena[slot] = zc__malloc(arena_need))) return ZC_ENOMEM;
+            if (!(r->arena[slot] = zc__malloc(arena_need))) {
+                rc = ZC_ENOMEM;
+                goto out;
+            }
             r->arena_cap[slot] = arena_need;
         }
         size_t off = 0;
@@ -437,6 +461,7 @@ static int read_group(void *vctx, size_t g, int slot)
 out:
     for (size_t i = 0; i < nreq; i++)
         if (reqs[i].data != reqs[i].buf) zc__free(reqs[i].data);
+    for (size_t i = 0; i < n; i++) store_unmap(a->st, &mm[i]);
     return rc;
 }
 
@@ -453,6 +478,7 @@ int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
     r.identity = codec_chain_is_identity(a->chain);
     r.blosc = codec_chain_is_blosc(a->chain) && a->rchunk_nbytes >= TWO_STEP_MIN;
     r.scatter = codec_chain_is_blosc(a->chain) && a->m.dtype.size > 1;
+    r.map_chunks = !a->m.sharded && !r.identity;
     int rc = zarr_sel_plan(a, sel, &r.s);
     if (rc < 0) return zc__err_wrap(rc, "array '%s'", a->path);
     size_t need;

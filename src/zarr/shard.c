@@ -156,14 +156,12 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
          * place (no read call, no copy), and its index comes from the same
          * file as its chunks. Else (or if it is too short) read the index. */
         shard_ref *r = ss->refs[t];
-        const void *addr;
         uint64_t size, start, len;
-        if (store_map(a->st, q->key, &addr, &size) == 0) {
-            r->map = addr;
-            r->st = a->st;
-            r->size = size;
+        if (store_map(a->st, q->key, &r->mm) == 0) {
+            r->map = r->mm.addr;
+            r->size = size = r->mm.size;
             if (store_resolve_range(q, size, &start, &len) == 0) {
-                q->data = (unsigned char *)addr + start;
+                q->data = (unsigned char *)r->map + start;
                 q->size = (size_t)len;
                 q->total = size;
                 q->status = 0;

@@ -42,14 +42,14 @@ shard_ref *shard_ref_new(size_t words)
     r->present = false;
     r->size = 0;
     r->map = NULL;
-    r->st = NULL;
+    r->mm = (store_map_t){NULL, 0, NULL, NULL};
     return r;
 }
 
 void shard_ref_release(shard_ref *r)
 {
     if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
-    if (r->map) store_unmap(r->st, r->map, r->size);
+    store_unmap(NULL, &r->mm);
     zc__free(r);
 }
 

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store/store.h"
+
 typedef struct shard_cache shard_cache;
 struct zc_store;
 
@@ -25,8 +27,8 @@ typedef struct shard_ref {
     atomic_int refs;
     bool present;               /* shard object exists */
     uint64_t size;              /* shard object size in bytes */
-    const unsigned char *map;   /* the whole shard mapped (store_map), or NULL: read through the store */
-    struct zc_store *st;        /* where map came from (store_unmap on the last release) */
+    const unsigned char *map;   /* the whole shard mapped (mm.addr), or NULL: read through the store */
+    struct store_map_t mm;
     uint64_t index[];           /* decoded index words, when present */
 } shard_ref;
 
