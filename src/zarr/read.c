@@ -34,6 +34,7 @@
 #define TWO_STEP_MIN ((size_t)256 << 10) /* blosc chunks this big: read a part's blocks only */
 #define PREFIX ((size_t)4096)            /* first read of such a part: header + block starts */
 #define KEY_LEN 1024
+#define PREFETCH ((size_t)2048) /* bytes of the next mapped unit to prefetch */
 
 typedef struct {
     zc_zarr *a;
@@ -366,6 +367,10 @@ static int read_group(void *vctx, size_t g, int slot)
         bool whole;
         zarr_sel_unravel(s, t0 + i, j);
         unit_geometry(r, j, coord, &dst_off, &src_off, sstride, count, &whole);
+        if (i + 1 < n && mdata[i + 1]) { /* mapped: the next unit's first bytes on their way while this one decodes */
+            size_t ahead = whole_len[i + 1] < PREFETCH ? (size_t)whole_len[i + 1] : PREFETCH;
+            for (size_t b = 0; b < ahead; b += 64) __builtin_prefetch(mdata[i + 1] + b);
+        }
         store_req *q = skip[i] ? NULL : &reqs[reqi[i]], mq;
         if (mdata[i]) {
             mq = (store_req){.key = mkey[i], .offset = moff[i], .length = whole_len[i], .data = (void *)mdata[i],
