@@ -672,3 +672,71 @@ TEST(zarr_sharded_mapped_file)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
 }
+
+/* Unsharded chunk files in a folder are mapped (and the store keeps the
+ * mappings): a chunk cut short in place after it was mapped gives
+ * ZC_ECORRUPT naming it (the file's size is checked before each use of a
+ * kept mapping), a removed chunk reads as fill, a corrupt shard index
+ * (checksum) fails naming the shard, an absent shard reads as fill. */
+TEST(zarr_mapped_files_error_paths)
+{
+    char dir[] = "/tmp/zc_mapped2_XXXXXX", cmd[96], path[160];
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    if (!st) return;
+    put_meta(st, "v/.zarray", "[6,90,50]", "[2,64,50]", "<f4", "C",
+             "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":0}");
+    zc_zarr *a = NULL;
+    CHECK_OK(zc_zarr_open(st, "v", &a));
+    if (!a) { zc_store_close(st); return; }
+    ref3 r = make_ref(6, 90, 50, 4);
+    exercise(a, &r, 20);
+    check_reads(a, &r, 10);
+    size_t all = 6 * 90 * 50 * 4;
+    unsigned char *got = malloc(all), *want = malloc(all);
+    snprintf(path, sizeof path, "%s/v/1.0.0", dir);
+    struct stat sb;
+    CHECK(stat(path, &sb) == 0);
+    CHECK(truncate(path, sb.st_size / 2) == 0);
+    CHECK_ERR(zc_zarr_read(a, NULL, got, all), ZC_ECORRUPT, "v/1.0.0");
+    CHECK(unlink(path) == 0);
+    CHECK_OK(zc_zarr_read(a, NULL, got, all));
+    memcpy(want, r.data, all);
+    for (int64_t i = 2; i < 4; i++) /* chunk (1, 0, 0): fill value 0 */
+        memset(want + (size_t)(i * 90 * 50) * 4, 0, 64 * 50 * 4);
+    CHECK(!memcmp(got, want, all));
+    zc_zarr_close(a);
+    /* sharded: corrupt index checksum, then the shard removed */
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 3;
+    o.shape[0] = 6; o.shape[1] = 90; o.shape[2] = 50;
+    o.chunks[0] = 1; o.chunks[1] = 16; o.chunks[2] = 50;
+    o.shards[0] = 2; o.shards[1] = 64; o.shards[2] = 50;
+    o.dtype = ZC_FLOAT32;
+    o.codec = "[{\"name\":\"blosc\",\"configuration\":{\"typesize\":4,\"cname\":\"lz4\",\"clevel\":5,"
+              "\"shuffle\":\"shuffle\",\"blocksize\":0}}]";
+    CHECK_OK(zc_zarr_create(st, "s", &o, &a));
+    if (a) {
+        exercise(a, &r, 10);
+        zc_zarr_close(a);
+        void *data;
+        size_t n;
+        CHECK_OK(store_get(st, "s/c/1/0/0", &data, &n));
+        ((unsigned char *)data)[n - 1] ^= 0x5a; /* the index's crc32c */
+        CHECK_OK(store_put(st, "s/c/1/0/0", data, n));
+        zc_free(data);
+        CHECK_OK(zc_zarr_open(st, "s", &a));
+        CHECK_ERR(zc_zarr_read(a, NULL, got, all), ZC_ECHECKSUM, "s/c/1/0/0");
+        CHECK_OK(store_erase(st, "s/c/1/0/0"));
+        CHECK_OK(zc_zarr_read(a, NULL, got, all));
+        CHECK(!memcmp(got, want, all)); /* shard (1, 0, 0) covers the same rows as chunk (1, 0, 0) above */
+        zc_zarr_close(a);
+    }
+    free(got);
+    free(want);
+    free(r.data);
+    zc_store_close(st);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
