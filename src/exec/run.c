@@ -39,6 +39,7 @@
 #include "plan/rechunk_plan.h"
 #include "zarr/copy.h"
 #include "zarr/part.h"
+#include "zarr/probe.h"
 #include "zarr/zarr.h"
 
 struct zc_report {
@@ -650,6 +651,24 @@ static int task(void *vctx, size_t i, int slot)
     return 0;
 }
 
+/* The codec of an intermediate: "lz4", or "none" when it holds a rechunked copy
+ * of a stored array whose chunks do not compress to less than INCOMPRESSIBLE of
+ * their size (random doubles: blosc with shuffle 0.76, plain LZ4 ~1.0): LZ4
+ * would spend its time on both ends (encode 9% of the rechunk's CPU, measured)
+ * for nothing. */
+#define INCOMPRESSIBLE 0.6
+static const char *intermediate_codec(const zc_array *a)
+{
+    while (a->kind == NODE_RECHUNK && a->ninputs == 1) a = a->inputs[0];
+    if (a->kind != NODE_ZARR || !a->p.zarr.z) return "lz4";
+    zarr_probe_info pi;
+    if (zarr_probe(a->p.zarr.z, &pi) < 0) {
+        zc__err_clear();
+        return "lz4";
+    }
+    return pi.ratio >= INCOMPRESSIBLE ? "none" : "lz4";
+}
+
 static int create_stage_array(plan_stage *s, const zc_target *t, zc_store *work, int k, int resume)
 {
     zc_array *a = s->node;
@@ -662,7 +681,7 @@ static int create_stage_array(plan_stage *s, const zc_target *t, zc_store *work,
     }
     o.dtype = a->dtype;
     o.itemsize = a->itemsize;
-    o.codec = t ? (t->codec ? t->codec : "zstd:1") : "lz4";
+    o.codec = t ? (t->codec ? t->codec : "zstd:1") : intermediate_codec(a);
     o.write_empty_chunks = !t; /* intermediates: every chunk stored, so resume can trust presence */
     o.overwrite = 1;
     zc_store *st = t ? t->store : work;

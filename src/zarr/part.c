@@ -79,7 +79,11 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
     size_t isz = a->m.dtype.size, C = a->rchunk_nbytes;
     if (a->m.sharded || !codec_chain_is_blosc(a->chain) || C == 0) return 1;
     for (int d = 0; d < nd; d++)
-        if (cnt[d] <= 0) return 0;
+        if (lo[d] < 0 || cnt[d] < 0 || cnt[d] > a->rchunk[d] - lo[d] || coord[d] < 0 || coord[d] >= a->rgrid[d])
+            return zc__err(ZC_EINVAL, "array '%s': box [%lld, +%lld) of chunk %lld is outside it along dim %d", a->path,
+                           (long long)lo[d], (long long)cnt[d], (long long)coord[d], d);
+    for (int d = 0; d < nd; d++)
+        if (cnt[d] == 0) return 0;
     char key[KEY_LEN];
     ZC_TRY(zarr_chunk_key(a, coord, key, sizeof key));
     if (!p->scratch && !(p->scratch = zc__malloc(C))) return ZC_ENOMEM;
