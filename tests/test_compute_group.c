@@ -765,3 +765,74 @@ TEST(part_read_fetches_only_the_needed_blocks)
     zc_array_release(u);
     zc_store_close(st);
 }
+
+/* Codecs (v3 spelling) of the intermediate op0 a resumable run left in dir. */
+static size_t op0_codecs(const char *dir)
+{
+    zc_store *w;
+    CHECK_OK(zc_store_open(dir, 0, &w));
+    zc_zarr *z;
+    CHECK_OK(zc_zarr_open(w, "op0", &z));
+    size_t n = json_array_size(z->m.codecs);
+    zc_zarr_close(z);
+    zc_store_close(w);
+    return n;
+}
+
+TEST(intermediates_of_incompressible_sources_are_uncompressed)
+{
+    /* the same multistage rechunk (48 MiB: two stages) from random doubles (blosc
+     * stores them at ~0.8 of their size) and from a smooth ramp (compresses): the
+     * first intermediate has no compressor (a bytes codec only) in the first case,
+     * lz4 in the second */
+    int64_t shape[3] = {32, 1024, 256}, src[3] = {4, 1024, 256}, dst[3] = {32, 64, 64};
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://incompressible", ZC_STORE_CREATE, &st));
+    zc_array *r0, *ramp, *rr;
+    CHECK_OK(zc_random_uniform(23, 3, shape, src, ZC_FLOAT64, 0, 1, &r0));
+    CHECK_OK(zc_arange(0, 32.0 * 1024 * 256, 1, ZC_FLOAT64, 1 << 20, &ramp));
+    CHECK_OK(zc_reshape(ramp, 3, shape, &rr));
+    zc_array *rc;
+    CHECK_OK(zc_rechunk(rr, src, &rc));
+    zc_target t0 = {st, "rand", "blosc:lz4:5:shuffle", 2}, t1 = {st, "ramp", "blosc:lz4:5:shuffle", 2};
+    zc_spec sp = spec_mem(96);
+    CHECK_OK(zc_compute(&sp, 1, &r0, &t0, NULL));
+    CHECK_OK(zc_compute(&sp, 1, &rc, &t1, NULL));
+    const char *names[2] = {"rand", "ramp"};
+    size_t want[2] = {1, 2}; /* bytes; bytes + lz4 */
+    for (int i = 0; i < 2; i++) {
+        char dir[] = "/tmp/zc_incomp_XXXXXX";
+        CHECK(mkdtemp(dir) != NULL);
+        zc_array *s, *r;
+        CHECK_OK(zc_from_zarr(st, names[i], &s));
+        CHECK_OK(zc_rechunk(s, dst, &r));
+        zc_spec w = spec_mem(48);
+        w.work_dir = dir;
+        w.resume = 1; /* keeps the intermediates */
+        char oname[16];
+        snprintf(oname, sizeof oname, "out%d", i); /* resume would keep another run's chunks */
+        zc_target to = {st, oname, "lz4", 3};
+        int64_t cb[3], tasks;
+        CHECK(plan_ops(&w, r, &to, cb, &tasks) == 2);
+        compute_checked(&w, r, &to);
+        CHECK(op0_codecs(dir) == want[i]);
+        zc_array *back;
+        CHECK_OK(zc_from_zarr(st, oname, &back));
+        size_t n = 32 * 1024 * 256;
+        double *a = values(s, n), *b = values(back, n);
+        CHECK(!memcmp(a, b, n * sizeof(double)));
+        free(a);
+        free(b);
+        zc_array_release(back);
+        zc_array_release(r);
+        zc_array_release(s);
+        char cmd[700];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        CHECK(system(cmd) == 0);
+    }
+    zc_array_release(rc);
+    zc_array_release(rr);
+    zc_array_release(ramp);
+    zc_array_release(r0);
+    zc_store_close(st);
+}
