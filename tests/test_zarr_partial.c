@@ -605,6 +605,32 @@ TEST(zarr_blosc_one_block_scatter)
     ref_extract(&r, part, (unsigned char *)want);
     CHECK_OK(zc_zarr_read(a, part, got, sizeof got));
     CHECK(!memcmp(got, want, sizeof got));
+    /* chunks 4 items wide in a window 10 wide: runs of 4, 4 and 2 items (the
+     * short-run loops), all three chunks along the last dim partly selected */
+    put_meta(st, "w/.zarray", "[4,40,10]", "[2,16,4]", "<f4", "C",
+             "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":0}");
+    zc_zarr *b = NULL;
+    CHECK_OK(zc_zarr_open(st, "w", &b));
+    if (b) {
+        ref3 rw = {{4, 40, 10}, 4, malloc(4 * 40 * 10 * 4)};
+        for (size_t i = 0; i < 4 * 40 * 10; i++) {
+            uint32_t v = (uint32_t)(0x40000000u + i * 977) ^ (uint32_t)(rnd() & 0xff);
+            memcpy(rw.data + 4 * i, &v, 4);
+        }
+        exercise(b, &rw, 40);
+        zc_range win[3] = {{1, 3, 1}, {3, 30, 1}, {0, 10, 1}};
+        float gw[2 * 27 * 10], ww[2 * 27 * 10];
+        ref_extract(&rw, win, (unsigned char *)ww);
+        CHECK_OK(zc_zarr_read(b, win, gw, sizeof gw));
+        CHECK(!memcmp(gw, ww, sizeof gw));
+        zc_range win2[3] = {{0, 4, 1}, {5, 21, 1}, {1, 8, 1}}; /* runs of 3 and 4 */
+        float gw2[4 * 16 * 7], ww2[4 * 16 * 7];
+        ref_extract(&rw, win2, (unsigned char *)ww2);
+        CHECK_OK(zc_zarr_read(b, win2, gw2, sizeof gw2));
+        CHECK(!memcmp(gw2, ww2, sizeof gw2));
+        free(rw.data);
+        zc_zarr_close(b);
+    }
     /* a stream length running past the chunk: corrupt, whichever path sees it first */
     put_le32(p + get_le32(p + 16), (uint32_t)n);
     CHECK_OK(store_put(st, "s/1.0.0", p, n));

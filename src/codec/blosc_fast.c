@@ -208,6 +208,60 @@ int codec_blosc_fast_blocks(const void *vsrc, size_t n, void *vdst, size_t j0, s
     return ok;
 }
 
+#if defined(__SSE2__)
+/* n_in runs of `run` (< 16) 4-byte items: run r starts at item i0 + r ss_in
+ * of planes p and goes to dst + r ds_in (bytes). */
+static void short_runs4(unsigned char *dst, const unsigned char *const *p, size_t i0, size_t run, int64_t n_in,
+                        int64_t ss_in, int64_t ds_in)
+{
+    const unsigned char *p0 = p[0] + i0, *p1 = p[1] + i0, *p2 = p[2] + i0, *p3 = p[3] + i0;
+    if (run == 4) { /* a whole row of a small chunk */
+        for (int64_t r = 0; r < n_in; r++, p0 += ss_in, p1 += ss_in, p2 += ss_in, p3 += ss_in, dst += ds_in) {
+            int32_t w0, w1, w2, w3;
+            memcpy(&w0, p0, 4);
+            memcpy(&w1, p1, 4);
+            memcpy(&w2, p2, 4);
+            memcpy(&w3, p3, 4);
+            __m128i ab = _mm_unpacklo_epi8(_mm_cvtsi32_si128(w0), _mm_cvtsi32_si128(w1));
+            __m128i cd = _mm_unpacklo_epi8(_mm_cvtsi32_si128(w2), _mm_cvtsi32_si128(w3));
+            _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(ab, cd));
+        }
+        return;
+    }
+    if (run == 2) {
+        for (int64_t r = 0; r < n_in; r++, p0 += ss_in, p1 += ss_in, p2 += ss_in, p3 += ss_in, dst += ds_in) {
+            uint16_t w0, w1, w2, w3;
+            memcpy(&w0, p0, 2);
+            memcpy(&w1, p1, 2);
+            memcpy(&w2, p2, 2);
+            memcpy(&w3, p3, 2);
+            __m128i ab = _mm_unpacklo_epi8(_mm_cvtsi32_si128(w0), _mm_cvtsi32_si128(w1));
+            __m128i cd = _mm_unpacklo_epi8(_mm_cvtsi32_si128(w2), _mm_cvtsi32_si128(w3));
+            _mm_storel_epi64((__m128i *)dst, _mm_unpacklo_epi16(ab, cd));
+        }
+        return;
+    }
+    for (int64_t r = 0; r < n_in; r++, p0 += ss_in, p1 += ss_in, p2 += ss_in, p3 += ss_in, dst += ds_in) {
+        unsigned char *o = dst;
+        size_t i = 0;
+        for (; i + 4 <= run; i += 4, o += 16) {
+            int32_t w0, w1, w2, w3;
+            memcpy(&w0, p0 + i, 4);
+            memcpy(&w1, p1 + i, 4);
+            memcpy(&w2, p2 + i, 4);
+            memcpy(&w3, p3 + i, 4);
+            __m128i ab = _mm_unpacklo_epi8(_mm_cvtsi32_si128(w0), _mm_cvtsi32_si128(w1));
+            __m128i cd = _mm_unpacklo_epi8(_mm_cvtsi32_si128(w2), _mm_cvtsi32_si128(w3));
+            _mm_storeu_si128((__m128i *)o, _mm_unpacklo_epi16(ab, cd));
+        }
+        for (; i < run; i++, o += 4) {
+            uint32_t v = (uint32_t)p0[i] | (uint32_t)p1[i] << 8 | (uint32_t)p2[i] << 16 | (uint32_t)p3[i] << 24;
+            memcpy(o, &v, 4);
+        }
+    }
+}
+#endif
+
 int codec_blosc_fast_scatter(const void *vsrc, size_t n, size_t nbytes_want, size_t isz, unsigned char *tmp,
                              unsigned char *dst, const int64_t *dstride, const int64_t *sstride, const int64_t *count,
                              int ndim, int64_t src_off)
@@ -239,9 +293,16 @@ int codec_blosc_fast_scatter(const void *vsrc, size_t n, size_t nbytes_want, siz
     size_t run = 1;
     bool rows = ds[nd - 1] == (int64_t)isz && ss[nd - 1] == (int64_t)isz;
     if (rows) run = (size_t)cnt[nd - 1];
-    /* short runs (small chunks, narrow windows): one call per run costs more
-     * than unshuffling the whole chunk with wide stores and copying the runs */
-    if (run < SCATTER_MIN_RUN || src_off % (int64_t)isz) return 0;
+    /* short runs (small chunks, narrow windows): a call per run costs more
+     * than unshuffling the whole chunk with wide stores and copying the runs,
+     * except for 4-byte items, which have their own loop (short_runs4) */
+    bool short4 = run < SCATTER_MIN_RUN;
+#if defined(__SSE2__)
+    if (short4 && (ts != 4 || !rows)) return 0;
+#else
+    if (short4) return 0;
+#endif
+    if (src_off % (int64_t)isz) return 0;
     int outer = rows ? nd - 1 : nd; /* dims walked one step at a time */
     for (int d = 0; d < outer; d++) {
         if (ss[d] % (int64_t)isz) return 0;
@@ -253,6 +314,26 @@ int codec_blosc_fast_scatter(const void *vsrc, size_t n, size_t nbytes_want, siz
     const unsigned char *p[256], *tail = NULL;
     if (at < 20 || !block_planes(src, n, at, ts, split, nbytes, tmp, p, &tail)) return 0;
     int64_t k[ZC_MAX_DIMS] = {0}, so = src_off / (int64_t)isz, dof = 0;
+#if defined(__SSE2__)
+    if (short4) {
+        /* the innermost walked dim as a plain loop, the others as below */
+        int in = outer - 1;
+        int64_t n_in = in >= 0 ? cnt[in] : 1, ss_in = in >= 0 ? ss[in] : 0, ds_in = in >= 0 ? ds[in] : 0;
+        for (;;) {
+            short_runs4(dst + dof, p, (size_t)so, run, n_in, ss_in, ds_in);
+            int d = in - 1;
+            for (; d >= 0; d--) {
+                so += ss[d];
+                dof += ds[d];
+                if (++k[d] < cnt[d]) break;
+                so -= cnt[d] * ss[d];
+                dof -= cnt[d] * ds[d];
+                k[d] = 0;
+            }
+            if (d < 0) return 1;
+        }
+    }
+#endif
     for (;;) {
         unshuffle_items(dst + dof, p, ts, (size_t)so, run);
         int d = outer - 1;
