@@ -8,15 +8,19 @@
  * the caller's buffer, decodes straight into it.
  *
  * Sharded arrays first fetch and decode the index of every touched shard (one
- * batched get, ranges at the start or end of each shard object). Where the
- * store maps objects (files), shards are mapped once and kept with their
- * cached index: inner chunks then decode straight from the page cache, with
- * no request and no copy.
+ * batched get, ranges at the start or end of each shard object).
  *
- * Blosc lz4+shuffle chunks of one block whose selected rows are long (lz4
- * chunks bigger than their window's rows) are unshuffled straight into place,
- * only the selected items (codec_blosc_fast_scatter): no pass over the whole
- * decoded chunk, no strided copy after it. */
+ * Where the store maps objects (files: store_map), nothing is read: shards
+ * are mapped once and kept with their cached index, chunk files are mapped
+ * (the store keeps recent mappings), and units decode straight from the page
+ * cache, with no request and no copy; the next unit's first bytes are
+ * prefetched while one decodes. Other stores, and files the store declines
+ * to map, are read as above.
+ *
+ * Blosc lz4+shuffle chunks of one block that do not land contiguously in the
+ * caller's buffer are unshuffled straight into place, only the selected items
+ * (codec_blosc_fast_scatter): no pass over the whole decoded chunk, no strided
+ * copy after it. */
 #include <stdio.h>
 #include <string.h>
 
