@@ -9,6 +9,8 @@
  *                                    MEASURE, 1 thread, plan time excluded) vs
  *                                    zc_fft_* → zc_compute_buffer (input given by
  *                                    zc_asarray outside the timing), 1 and 2 threads
+ *   bench_fft e2e N ROWS CASE [REPS] [THREADS]  zcube end to end only (CASE
+ *                                    fft_axis1, fft_axis0 or rfft_axis1), for profilers
  *   bench_fft ooc N MEM_MB WORKDIR [THREADS]  complex128 1-D of length N: FFTW in
  *                                    core (ESTIMATE, 1 thread) vs zcube's four-step
  *                                    with allowed_mem MEM_MB, intermediates in
@@ -241,10 +243,43 @@ static int ooc(int64_t n, int mem_mb, const char *work, int threads)
     return 0;
 }
 
+/* Only zcube end to end on one case, REPS times (for profilers: perf record). */
+static int e2e(int n, int rows, const char *what, int reps, int threads)
+{
+    int axis = strstr(what, "axis0") ? 0 : 1, real = !strncmp(what, "rfft", 4);
+    size_t total = (size_t)n * (size_t)rows;
+    double complex *x = fftw_malloc(total * sizeof *x), *z = fftw_malloc(total * sizeof *z);
+    double *xr = (double *)(void *)x;
+    srand(1);
+    for (size_t i = 0; i < total; i++) x[i] = (double)rand() / RAND_MAX - 0.5 + I * ((double)rand() / RAND_MAX - 0.5);
+    int64_t shape[2] = {rows, n}, chunks[2] = {rows, n};
+    zc_array *a;
+    int rc = zc_asarray(x, real ? ZC_FLOAT64 : ZC_COMPLEX128, 2, shape, chunks, &a);
+    if (rc < 0) die("asarray", rc);
+    (void)xr;
+    size_t obytes = (size_t)rows * (size_t)(real ? n / 2 + 1 : n) * sizeof(double complex);
+    zcube_time(a, real, axis, threads, z, obytes, 1); /* plans, page faults of the first run */
+    struct rusage r0, r1;
+    getrusage(RUSAGE_SELF, &r0);
+    double t = zcube_time(a, real, axis, threads, z, obytes, reps);
+    getrusage(RUSAGE_SELF, &r1);
+    double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+                 (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) * 1e-6;
+    printf("{\"case\": \"e2e_%s\", \"n\": %d, \"rows\": %d, \"threads\": %d, \"zcube_best_s\": %.5f, "
+           "\"cpu_per_run_s\": %.5f}\n", what, n, rows, threads, t, cpu / reps);
+    zc_array_release(a);
+    fftw_free(x);
+    fftw_free(z);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 5 && !strcmp(argv[1], "e2e"))
+        return e2e(atoi(argv[2]), atoi(argv[3]), argv[4], argc > 5 ? atoi(argv[5]) : 10, argc > 6 ? atoi(argv[6]) : 1);
     if (argc >= 4 && !strcmp(argv[1], "incore")) return incore(atoi(argv[2]), atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 3);
     if (argc >= 5 && !strcmp(argv[1], "ooc")) return ooc(atoll(argv[2]), atoi(argv[3]), argv[4], argc > 5 ? atoi(argv[5]) : 2);
-    fprintf(stderr, "usage: bench_fft incore N ROWS [REPS] | ooc N MEM_MB WORKDIR [THREADS]\n");
+    fprintf(stderr, "usage: bench_fft incore N ROWS [REPS] | ooc N MEM_MB WORKDIR [THREADS] | e2e N ROWS "
+                    "fft_axis1|fft_axis0|rfft_axis1 [REPS] [THREADS]\n");
     return 2;
 }

@@ -1,14 +1,16 @@
 /* kernels/fft.c — FFTW3 plan cache and batched execution (see fft.h).
  *
  * The cache is a small table searched linearly (a computation uses a handful of
- * (kind, n, howmany) combinations); plans live until the process ends, as FFTW
- * wisdom would. Buffers are aligned to FFTK_ALIGN so that every task's buffers
- * have the alignment of the planning ones (fftw_alignment_of == 0), which the
- * new-array execute functions require. */
+ * geometries); plans live until the process ends, as FFTW wisdom would. Work
+ * buffers are aligned to FFTK_ALIGN so that every task's buffers have the
+ * alignment of the planning ones (fftw_alignment_of == 0), which the new-array
+ * execute functions require; strided plans, run on arrays of any alignment,
+ * have the alignments in their key. */
 #include "kernels/fft.h"
 
 #include <fftw3.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -18,19 +20,27 @@
 #define FFTK_MAX_PLANS 512
 /* batches of at most this many elements would be planned with FFTW_MEASURE: 0,
  * since measuring costs 0.1-0.3 s per shape (more than a small computation) and
- * gained under 10% on the shapes of bench/fft_bench.sh */
+ * gained under 10% on the shapes of bench/fft_bench.sh (strided plans are always
+ * ESTIMATE: they are planned on the caller's arrays) */
 #define FFTK_MEASURE_ELEMS ((int64_t)0)
 
+/* A plan's key: all int64_t (no padding), compared with memcmp. Contiguous
+ * plans (fftk_plan) have ain = aout = -1: FFTK_ALIGN-aligned buffers. */
 typedef struct {
-    fftk_kind kind;
-    int single, howmany;
-    int64_t n;
+    int64_t kind, single, preserve, ain, aout;
+    int64_t n, howmany, is, id, os, od;
+} key;
+
+typedef struct {
+    key k;
     void *plan;
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry cache[FFTK_MAX_PLANS];
 static int ncache;
+static atomic_int direct_on = 1;
+static atomic_llong direct_batches;
 
 int64_t fftk_in_len(fftk_kind k, int64_t n) { return k == FFTK_C2R ? n / 2 + 1 : n; }
 int64_t fftk_out_len(fftk_kind k, int64_t n) { return k == FFTK_R2C ? n / 2 + 1 : n; }
@@ -52,40 +62,41 @@ void fftk_free(void *p)
     zc__free(raw);
 }
 
-static void *make_plan(fftk_kind k, int single, int64_t n64, int howmany, void *in, void *out)
+/* One FFTW plan (guru64 interface: one transform dim, one vector dim). */
+static void *make_plan(const key *k, void *in, void *out)
 {
-    int n = (int)n64, il = (int)fftk_in_len(k, n64), ol = (int)fftk_out_len(k, n64);
-    unsigned flags = (int64_t)howmany * n64 <= FFTK_MEASURE_ELEMS ? FFTW_MEASURE : FFTW_ESTIMATE;
-    if (single) {
-        switch (k) {
+    fftw_iodim64 dim = {k->n, k->is, k->os}, hm = {k->howmany, k->id, k->od};
+    unsigned flags = k->ain < 0 && k->howmany * k->n <= FFTK_MEASURE_ELEMS ? FFTW_MEASURE : FFTW_ESTIMATE;
+    if (k->preserve) flags |= FFTW_PRESERVE_INPUT;
+    fftk_kind kind = (fftk_kind)k->kind;
+    if (k->single) {
+        switch (kind) {
         case FFTK_C2C_FWD: case FFTK_C2C_BWD:
-            return fftwf_plan_many_dft(1, &n, howmany, in, NULL, 1, il, out, NULL, 1, ol,
-                                       k == FFTK_C2C_FWD ? FFTW_FORWARD : FFTW_BACKWARD, flags);
-        case FFTK_R2C: return fftwf_plan_many_dft_r2c(1, &n, howmany, in, NULL, 1, il, out, NULL, 1, ol, flags);
-        case FFTK_C2R: return fftwf_plan_many_dft_c2r(1, &n, howmany, in, NULL, 1, il, out, NULL, 1, ol, flags);
+            return fftwf_plan_guru64_dft(1, &dim, 1, &hm, in, out, kind == FFTK_C2C_FWD ? FFTW_FORWARD : FFTW_BACKWARD,
+                                         flags);
+        case FFTK_R2C: return fftwf_plan_guru64_dft_r2c(1, &dim, 1, &hm, in, out, flags);
+        case FFTK_C2R: return fftwf_plan_guru64_dft_c2r(1, &dim, 1, &hm, in, out, flags);
         default: return NULL;
         }
     }
-    switch (k) {
+    switch (kind) {
     case FFTK_C2C_FWD: case FFTK_C2C_BWD:
-        return fftw_plan_many_dft(1, &n, howmany, in, NULL, 1, il, out, NULL, 1, ol,
-                                  k == FFTK_C2C_FWD ? FFTW_FORWARD : FFTW_BACKWARD, flags);
-    case FFTK_R2C: return fftw_plan_many_dft_r2c(1, &n, howmany, in, NULL, 1, il, out, NULL, 1, ol, flags);
-    case FFTK_C2R: return fftw_plan_many_dft_c2r(1, &n, howmany, in, NULL, 1, il, out, NULL, 1, ol, flags);
+        return fftw_plan_guru64_dft(1, &dim, 1, &hm, in, out, kind == FFTK_C2C_FWD ? FFTW_FORWARD : FFTW_BACKWARD,
+                                    flags);
+    case FFTK_R2C: return fftw_plan_guru64_dft_r2c(1, &dim, 1, &hm, in, out, flags);
+    case FFTK_C2R: return fftw_plan_guru64_dft_c2r(1, &dim, 1, &hm, in, out, flags);
     default: return NULL;
     }
 }
 
-int fftk_plan(fftk_kind k, int single, int64_t n, int howmany, void *in, void *out, void **plan)
+/* The cached plan of key k, made on (in, out) when missing. */
+static int get_plan(const key *k, void *in, void *out, void **plan)
 {
-    if (k == FFTK_NONE || n < 1 || n > INT32_MAX || howmany < 1)
-        return zc__err(ZC_EINVAL, "fft kernel: no plan for kind %d, length %lld, %d lines", (int)k, (long long)n,
-                       howmany);
     pthread_mutex_lock(&lock);
     int rc = 0;
     *plan = NULL;
     for (int i = 0; i < ncache; i++)
-        if (cache[i].kind == k && cache[i].single == single && cache[i].n == n && cache[i].howmany == howmany) {
+        if (!memcmp(&cache[i].k, k, sizeof *k)) {
             *plan = cache[i].plan;
             break;
         }
@@ -93,15 +104,42 @@ int fftk_plan(fftk_kind k, int single, int64_t n, int howmany, void *in, void *o
         if (ncache == FFTK_MAX_PLANS) {
             rc = zc__err(ZC_EUNSUPPORTED, "fft kernel: more than %d distinct transform shapes in one process",
                          FFTK_MAX_PLANS);
-        } else if (!(*plan = make_plan(k, single, n, howmany, in, out))) {
-            rc = zc__err(ZC_EINTERNAL, "FFTW could not plan a transform of length %lld (%d lines)", (long long)n,
-                         howmany);
+        } else if (!(*plan = make_plan(k, in, out))) {
+            rc = zc__err(ZC_EINTERNAL, "FFTW could not plan a transform of length %lld (%lld lines, strides %lld/%lld)",
+                         (long long)k->n, (long long)k->howmany, (long long)k->is, (long long)k->os);
         } else {
-            cache[ncache++] = (entry){k, single, howmany, n, *plan};
+            cache[ncache].k = *k;
+            cache[ncache++].plan = *plan;
         }
     }
     pthread_mutex_unlock(&lock);
     return rc;
+}
+
+int fftk_plan(fftk_kind k, int single, int64_t n, int howmany, void *in, void *out, void **plan)
+{
+    if (k == FFTK_NONE || n < 1 || n > INT32_MAX || howmany < 1)
+        return zc__err(ZC_EINVAL, "fft kernel: no plan for kind %d, length %lld, %d lines", (int)k, (long long)n,
+                       howmany);
+    key kk = (key){k, single != 0, 0, -1, -1, n, howmany, 1, fftk_in_len(k, n), 1, fftk_out_len(k, n)};
+    return get_plan(&kk, in, out, plan);
+}
+
+int fftk_alignment(const void *p, int single)
+{
+    void *q = (void *)(uintptr_t)p;
+    return single ? fftwf_alignment_of(q) : fftw_alignment_of(q);
+}
+
+int fftk_plan_strided(fftk_kind k, int single, int64_t n, int64_t howmany, int64_t istride, int64_t idist,
+                      int64_t ostride, int64_t odist, int preserve, const void *in, void *out, void **plan)
+{
+    if (k == FFTK_NONE || n < 1 || n > INT32_MAX || howmany < 1 || howmany > INT32_MAX)
+        return zc__err(ZC_EINVAL, "fft kernel: no plan for kind %d, length %lld, %lld lines", (int)k, (long long)n,
+                       (long long)howmany);
+    key kk = (key){k, single != 0, k == FFTK_C2R && preserve, fftk_alignment(in, single), fftk_alignment(out, single), n, howmany,
+               istride, idist, ostride, odist};
+    return get_plan(&kk, (void *)(uintptr_t)in, out, plan);
 }
 
 void fftk_execute(fftk_kind k, int single, void *plan, void *in, void *out)
@@ -135,3 +173,8 @@ int fftk_plan_count(void)
     pthread_mutex_unlock(&lock);
     return n;
 }
+
+void fftk_set_direct(int on) { atomic_store(&direct_on, on != 0); }
+int fftk_direct_enabled(void) { return atomic_load(&direct_on); }
+void fftk_count_direct(int64_t batches) { atomic_fetch_add(&direct_batches, (long long)batches); }
+int64_t fftk_direct_count(void) { return (int64_t)atomic_load(&direct_batches); }
