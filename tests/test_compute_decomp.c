@@ -278,6 +278,19 @@ static void rsvd_case(int64_t m, int64_t n, int64_t c0, int64_t c1, int power)
     CHECK(count_ops(s, "ata_x") == (fused ? power : 0));
     CHECK(count_ops(s, "matmul_t") == (fused ? 1 : power + 1));
     CHECK(count_ops(s, "matmul_small") == (fused ? 1 : power + 1));
+    /* Z = Aᵀ(A·X) and Bᵀ (n × l in one block when A's chunks hold whole rows) are factored by one
+     * QR / SVD task each: Y's orthonormalization is the only TSQR */
+    if (fused) {
+        /* (the TSQR levels of an m × 20 Y with A's row chunks, from the R of such a matrix) */
+        double *yv = rand_matrix(m, 20);
+        zc_array *y = mat(yv, m, 20, c0, 20), *yr = NULL;
+        CHECK_OK(zc_qr(y, NULL, &yr));
+        CHECK(count_ops(s, "tsqr_r") == count_ops(yr, "tsqr_r"));
+        CHECK(count_ops(s, "qr_q") == power + 1);
+        zc_array_release(yr);
+        zc_array_release(y);
+        free(yv);
+    }
     /* ‖A − U S Vt‖₂ within a small factor of sigma_{k+1} */
     double *res = malloc(sizeof(double) * (size_t)(m * n));
     for (int64_t i = 0; i < m; i++)

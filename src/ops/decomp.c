@@ -372,6 +372,36 @@ int zc_svdvals(zc_array *a, zc_array **s)
 
 /* ---- randomized SVD (Halko, Martinsson, Tropp 2011, algorithms 4.4 and 5.1) ---- */
 
+/* The small tall matrices of a randomized SVD (Z = Aᵀ·Y, Bᵀ: n × l) held in one
+ * block of at most SMALL_MAX bytes are factored in one task: one Householder
+ * QR (or one SVD) node instead of the TSQR stages (tsqr_r, the QR of the
+ * stacked R, tsqr_q: 3-7 stages of one task each for one band). */
+#define SMALL_MAX ((int64_t)16 << 20)
+
+static bool one_block(const zc_array *a)
+{
+    return a->ndim == 2 && a->shape[0] >= a->shape[1] && a->chunks[0] >= a->shape[0] && a->chunks[1] >= a->shape[1] &&
+           a->shape[0] <= SMALL_MAX / 8 / a->shape[1];
+}
+
+/* Orthonormal basis of a tall y: one QR node when y is one small block, else TSQR. */
+static int orth_any(keep *k, zc_array *y, zc_array **q)
+{
+    if (one_block(y)) return small(k, LA_QR_Q, 2, y->shape, 1, &y, q);
+    return orth(k, y, q);
+}
+
+/* svd_tall, or one SVD node per factor when a is one small block. */
+static int svd_small(keep *k, zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
+{
+    if (!one_block(a)) return svd_tall(k, a, u, s, vt);
+    int64_t n = a->shape[1], sq[2] = {n, n};
+    if (s) ZC_TRY(small(k, LA_SVD_S, 1, sq, 1, &a, s));
+    if (vt) ZC_TRY(small(k, LA_SVD_VT, 2, sq, 1, &a, vt));
+    if (u) ZC_TRY(small(k, LA_SVD_U, 2, a->shape, 1, &a, u));
+    return 0;
+}
+
 static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, int power_iters, uint64_t seed,
                      zc_array **u, zc_array **s, zc_array **vt)
 {
@@ -394,7 +424,7 @@ static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, in
         qz = omega;
         for (int it = 0; it < power_iters; it++) {
             ZC_TRY(atax(k, a64, qz, &z));
-            ZC_TRY(orth(k, z, &qz));
+            ZC_TRY(orth_any(k, z, &qz));
         }
         ZC_TRY(prod(k, a64, qz, &y));
     } else {
@@ -404,7 +434,7 @@ static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, in
         for (int it = 0; it < power_iters; it++) {
             ZC_TRY(orth(k, y, &q));
             ZC_TRY(atb(k, a64, q, &z)); /* Aᵀ Q */
-            ZC_TRY(orth(k, z, &qz));
+            ZC_TRY(orth_any(k, z, &qz));
             ZC_TRY(prod(k, a64, qz, &y)); /* A Q_z */
         }
     }
@@ -412,7 +442,7 @@ static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, in
     ZC_TRY(atb(k, a64, q, &bt)); /* Bᵀ = Aᵀ Q (n × l), last pass */
     /* Bᵀ = U' S V'ᵀ: B = V' S U'ᵀ, U = Q V'[:, :k], Vᵀ = U'[:, :k]ᵀ */
     zc_array *ub = NULL, *sb = NULL, *vbt = NULL;
-    ZC_TRY(svd_tall(k, bt, vt ? &ub : NULL, s ? &sb : NULL, u ? &vbt : NULL));
+    ZC_TRY(svd_small(k, bt, vt ? &ub : NULL, s ? &sb : NULL, u ? &vbt : NULL));
     if (s) ZC_TRY(first_n(k, sb, rank, s));
     if (vt) {
         zc_array *c;
