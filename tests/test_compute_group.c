@@ -13,6 +13,7 @@
 
 #include "core/alloc.h"
 #include "harness.h"
+#include "plan/rechunk_plan.h"
 #include "store/store.h"
 #include "zarr/part.h"
 #include "zarr/probe.h"
@@ -835,4 +836,39 @@ TEST(intermediates_of_incompressible_sources_are_uncompressed)
     zc_array_release(ramp);
     zc_array_release(r0);
     zc_store_close(st);
+}
+
+TEST(slice_planner_takes_one_stage_for_the_benchmark_rechunk)
+{
+    /* the compute benchmark's rechunk (issue 3): float64 (200, 1, 987, 1920) from
+     * time chunks (10, 1, 987, 1920) (blosc blocks of 1 MiB) to (200, 1, 100, 100)
+     * at 1500 - 64 MiB per task, 2 threads: a sliced copy of 10 tasks of
+     * (200, 1, 100, 2000), cheaper than the best multistage plan even before that
+     * plan's stage penalty; without partial reads (unit 0) it is not */
+    int64_t shape[4] = {200, 1, 987, 1920}, from[4] = {10, 1, 987, 1920}, to[4] = {200, 1, 100, 100}, block[4];
+    size_t chunk = (size_t)10 * 987 * 1920 * 8, limit = (size_t)(1500 - 64) << 20;
+    size_t fixed = 3 * chunk + ((size_t)13 << 20) + 4 * (size_t)200 * 100 * 100 * 8 + ((size_t)132 << 10), mem;
+    double cost, cost0;
+    rechunk_plan rp;
+    CHECK_OK(rechunk_plan_make(4, shape, from, to, 8, limit, &rp));
+    CHECK(rp.nstages >= 2 && rp.cost > 0);
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, limit, 8, block, &mem, &cost));
+    CHECK(block[0] == 200 && block[1] == 1 && block[2] == 100 && block[3] == 2000);
+    CHECK(mem == fixed + (size_t)200 * 100 * 1920 * 8 && mem <= limit);
+    CHECK(cost < rp.cost);
+    /* fewer tasks allowed: bigger blocks decode less */
+    int64_t b2[4];
+    size_t m2;
+    double c2;
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, limit, 2, b2, &m2, &c2));
+    CHECK(b2[2] > 100 && c2 < cost && m2 <= limit);
+    /* without partial reads every (chunk, block) pair decodes its chunk */
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, 0, fixed, limit, 8, block, &mem, &cost0));
+    CHECK(cost0 > rp.cost);
+    /* one output chunk per task does not fit: no sliced copy */
+    CHECK(!rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, fixed + 1000, 8, block, &mem, &cost));
+    /* bad arguments */
+    int64_t zero[4] = {200, 1, 0, 100};
+    CHECK(!rechunk_slice_choose(4, shape, from, zero, 8, (size_t)1 << 20, fixed, limit, 8, block, &mem, &cost));
+    CHECK(!rechunk_slice_choose(0, shape, from, to, 8, (size_t)1 << 20, fixed, limit, 8, block, &mem, &cost));
 }

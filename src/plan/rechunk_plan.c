@@ -207,10 +207,11 @@ double rechunk_slice_cost(int ndim, const int64_t *shape, const int64_t *from, c
             else if (d == p) run *= ext;
             else run *= (double)(from[d] < shape[d] ? from[d] : shape[d]);
         }
-        /* a run of more than half a chunk is not read by parts (zarr/read.c) */
-        double dec = unit && run <= chunk / 2 ? run + (double)unit : chunk;
+        /* each run decodes the blocks it lies in (about its length + one block);
+         * a pair never decodes more than its chunk (runs share blocks) */
+        double dec = unit ? runs * (run + (double)unit) : chunk;
         if (dec > chunk) dec = chunk;
-        decoded = pairs * runs * dec;
+        decoded = pairs * dec;
         ops = pairs * runs * RUN_COST_BYTES;
     }
     return decoded + nout * vout + ops + nout * OP_COST_BYTES;

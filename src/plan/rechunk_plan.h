@@ -34,9 +34,8 @@ double rechunk_copy_cost(int ndim, const int64_t *shape, const int64_t *from, co
  * run in one stage whatever the chunks: a task writes a block of whole output
  * chunks, reading from every source chunk it overlaps only its part, cut into
  * runs contiguous in the source chunk (see exec/run.c copy_region). Its I/O cost
- * counts the bytes those runs decode (each run decodes about its length + one
- * unit, a whole chunk when the run is more than half of it) and a fixed cost per
- * run; a task's memory is its block + `fixed_mem` (writing one output chunk, the
+ * counts the bytes those runs decode (each run about its length + one unit, at
+ * most the chunk per source chunk and block) and a fixed cost per run; a task's memory is its block + `fixed_mem` (writing one output chunk, the
  * read's scratch). rechunk_slice_choose grows the block from one output chunk,
  * doubling an axis (or taking it whole) while that lowers the cost, fits max_mem
  * and leaves at least min_tasks tasks (or as many as one output chunk per task
