@@ -2,11 +2,11 @@
  * array's chunks: the granularity of a partial decode and how well the chunks
  * compress, from the header of one stored chunk (the first of the grid).
  *
- * zarr/read.c decodes only the blosc blocks a selection needs, fetching only
- * their bytes, when the chunk is a blosc buffer of at least PART_MIN bytes and
- * the selection spans at most half of it (its TWO_STEP_MIN; the same figure is
- * kept here). A blosc header (16 bytes: version, versionlz, flags, typesize,
- * nbytes, blocksize, cbytes) gives the block size and the stored size. */
+ * zarr/part.c (and zarr/read.c for small selections) decode only the blosc
+ * blocks a box needs, fetching only their bytes, for blosc chunks of at least
+ * PART_MIN bytes (read.c's TWO_STEP_MIN) in blocks of at least PART_BLOCK_MIN
+ * (part.c's MIN_BLOCK). A blosc header (16 bytes: version, versionlz, flags,
+ * typesize, nbytes, blocksize, cbytes) gives the block size and stored size. */
 #include "zarr/probe.h"
 
 #include <string.h>
@@ -16,6 +16,7 @@
 #include "zarr/zarr.h"
 
 #define PART_MIN ((size_t)256 << 10) /* zarr/read.c TWO_STEP_MIN */
+#define PART_BLOCK_MIN ((size_t)16 << 10) /* zarr/part.c MIN_BLOCK */
 #define KEY_LEN 1024
 
 static size_t le32(const unsigned char *p)
@@ -39,7 +40,8 @@ int zarr_probe(zc_zarr *a, zarr_probe_info *out)
     size_t nbytes = le32(head + 4), bs = le32(head + 8), cbytes = le32(head + 12);
     if (head[0] != 2 || nbytes != a->rchunk_nbytes || cbytes == 0) return 0;
     out->ratio = (double)cbytes / (double)nbytes;
-    /* a memcpyed buffer (flag 0x2) is decoded whole; blocks at least the item size */
-    if (!(head[2] & 0x2) && bs >= a->m.dtype.size && bs <= nbytes && nbytes >= PART_MIN) out->unit = bs;
+    /* a memcpyed buffer (flag 0x2) is decoded whole; zarr/part.c reads blocks of
+     * 16 KiB or more by parts (smaller ones the usual way) */
+    if (!(head[2] & 0x2) && bs >= PART_BLOCK_MIN && bs <= nbytes && nbytes >= PART_MIN) out->unit = bs;
     return 0;
 }
