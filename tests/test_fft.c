@@ -12,6 +12,7 @@
 
 #include "harness.h"
 #include "kernels/fft.h"
+#include "plan/array.h"
 
 typedef int (*fft1_fn)(zc_array *, int64_t, int, const char *, zc_array **);
 enum { K_FFT, K_IFFT, K_RFFT, K_IRFFT, K_HFFT, K_IHFFT };
@@ -656,4 +657,217 @@ TEST(input_with_the_axis_whole_is_read_without_a_rechunk)
     zc_array_release(g);
     zc_array_release(f);
     zc_array_release(a);
+}
+
+/* ---- the direct path: FFTW from the input where it is into the output block */
+
+/* Region sel of node f computed on its own (node_compute_region), with the direct path on or off. */
+static void *region_of(zc_array *f, const zc_range *sel, int direct)
+{
+    size_t bytes = node_region_bytes(f, sel);
+    void *buf = malloc(bytes + 1);
+    fftk_set_direct(direct);
+    CHECK_OK(node_compute_region(f, sel, buf));
+    fftk_set_direct(1);
+    return buf;
+}
+
+/* The reference values (ref: whole output of shape os, C order) at region sel, as complex. */
+static double region_err(const double complex *ref, const int64_t *os, const zc_range *sel, const void *got, zc_dtype dt)
+{
+    int64_t c[3];
+    for (int d = 0; d < 3; d++) c[d] = sel[d].stop > sel[d].start ? (sel[d].stop - sel[d].start - 1) / sel[d].step + 1 : 0;
+    size_t n = (size_t)(c[0] * c[1] * c[2]), k = 0;
+    double complex *want = malloc(sizeof *want * (n + 1));
+    for (int64_t i = 0; i < c[0]; i++)
+        for (int64_t j = 0; j < c[1]; j++)
+            for (int64_t l = 0; l < c[2]; l++) {
+                int64_t g0 = sel[0].start + i * sel[0].step, g1 = sel[1].start + j * sel[1].step,
+                        g2 = sel[2].start + l * sel[2].step;
+                want[k++] = ref[(g0 * os[1] + g1) * os[2] + g2];
+            }
+    double e = rel_err(want, got, n, dt);
+    free(want);
+    return e;
+}
+
+TEST(direct_path_matches_the_batched_path_and_the_dft)
+{
+    /* every kind, complex128/complex64 (float64/float32), norms, axes, cut and
+     * padded n, odd lengths (complex64 lines at alternating FFTW alignments),
+     * whole blocks and regions with steps and offsets off the axis (odd strides
+     * in the source buffer); several batches with a partial last one; 128-point
+     * strided lines (direct) and longer ones (gathered from the buffer) */
+    const char *norms[] = {NULL, "ortho", "forward"};
+    static const int64_t shapes[][3] = {{5, 7, 13}, {4, 6, 16}, {3, 9, 11}, {6, 5, 8}, {2, 3, 30}, {7, 4, 12}};
+    struct cfg { int kind; zc_dtype dt; int64_t shape[3]; int axis; int64_t n; const char *norm; } cfgs[80];
+    int nc = 0;
+    for (int t = 0; t < 72; t++) {
+        struct cfg *c = &cfgs[nc++];
+        c->kind = t % 6;
+        bool real_in = c->kind == K_RFFT || c->kind == K_IHFFT;
+        c->dt = (t / 6) % 2 ? (real_in ? ZC_FLOAT32 : ZC_COMPLEX64) : (real_in ? ZC_FLOAT64 : ZC_COMPLEX128);
+        memcpy(c->shape, shapes[t % 6], sizeof c->shape);
+        c->axis = (t / 2) % 3;
+        int64_t m = c->shape[c->axis];
+        bool c2r = c->kind == K_IRFFT || c->kind == K_HFFT;
+        c->n = t % 4 == 3 ? (c2r ? m + 1 : m + 3) : t % 4 == 2 ? (c2r ? 2 * m - 4 : m - 2) : -1; /* padded, cut */
+        c->norm = norms[t % 3];
+    }
+    cfgs[nc++] = (struct cfg){K_FFT, ZC_COMPLEX128, {40, 70, 64}, 2, -1, "ortho"};  /* 11 batches of 256 lines */
+    cfgs[nc++] = (struct cfg){K_IFFT, ZC_COMPLEX128, {128, 3, 50}, 0, -1, NULL};    /* strided 128-point lines */
+    cfgs[nc++] = (struct cfg){K_RFFT, ZC_FLOAT32, {200, 2, 9}, 0, -1, "forward"};   /* strided, 800 bytes */
+    cfgs[nc++] = (struct cfg){K_FFT, ZC_COMPLEX128, {3, 200, 5}, 1, -1, NULL};      /* 3200-byte strided: gathered */
+    cfgs[nc++] = (struct cfg){K_IRFFT, ZC_COMPLEX64, {9, 33, 10}, 1, -1, "ortho"};  /* strided c2r */
+    int bad = 0;
+    int64_t direct_runs = 0;
+    for (int i = 0; i < nc; i++) {
+        const struct cfg *c = &cfgs[i];
+        size_t total = (size_t)(c->shape[0] * c->shape[1] * c->shape[2]);
+        double complex *x = malloc(sizeof *x * total);
+        zc_array *a = make_input(c->shape, c->shape, c->dt, x), *f = NULL;
+        CHECK_OK(FNS[c->kind](a, c->n, c->axis, c->norm, &f));
+        if (!f) {
+            free(x);
+            zc_array_release(a);
+            continue;
+        }
+        CHECK(f->kind == NODE_FFT && f->inputs[0] == a); /* the buffer is the FFT's input itself */
+        int64_t os[3];
+        zc_dtype odt;
+        CHECK_OK(zc_array_info(f, NULL, os, NULL, &odt));
+        double complex *ref = malloc(sizeof *ref * (size_t)(os[0] * os[1] * os[2] + 1));
+        reference(c->kind, x, c->shape, c->axis, c->n, c->norm, ref);
+        double tol = odt == ZC_COMPLEX64 || odt == ZC_FLOAT32 ? 2e-5 : 1e-12;
+        for (int v = 0; v < 2; v++) {
+            zc_range sel[3];
+            for (int d = 0; d < 3; d++) {
+                sel[d] = (zc_range){0, os[d], 1};
+                if (v == 1 && d != c->axis && os[d] > 2) sel[d] = (zc_range){1, os[d], 1 + (i + d) % 3};
+            }
+            int64_t before = fftk_direct_count(0);
+            void *on = region_of(f, sel, 1);
+            int64_t used = fftk_direct_count(0) - before;
+            direct_runs += used > 0;
+            void *off = region_of(f, sel, 0);
+            CHECK(fftk_direct_count(0) == before + used); /* off: never direct */
+            double e_on = region_err(ref, os, sel, on, odt), e_off = region_err(ref, os, sel, off, odt);
+            if (e_on > tol || e_off > tol) {
+                bad++;
+                fprintf(stderr, "%s %s (%lld,%lld,%lld) axis %d n %lld %s region %d: direct %g (%lld batches), batched %g\n",
+                        KNAMES[c->kind], zc_dtype_name(c->dt), (long long)c->shape[0], (long long)c->shape[1],
+                        (long long)c->shape[2], c->axis, (long long)c->n, c->norm ? c->norm : "NULL", v, e_on,
+                        (long long)used, e_off);
+            }
+            free(on);
+            free(off);
+        }
+        free(ref);
+        free(x);
+        zc_array_release(f);
+        zc_array_release(a);
+    }
+    printf("%d configurations x 2 regions, %lld regions through the direct path, %d bad\n", nc, (long long)direct_runs, bad);
+    CHECK(bad == 0);
+    CHECK(direct_runs >= nc); /* about half of the configurations pad or conjugate their input (not direct) */
+    /* the pinned cases: complex64 along the last axis and 128-point strided lines go direct */
+    for (int k = 0; k < 2; k++) {
+        int64_t sh[3] = {k ? 128 : 3, 5, k ? 6 : 13};
+        double complex *x = malloc(sizeof *x * (size_t)(sh[0] * sh[1] * sh[2]));
+        zc_array *a = make_input(sh, sh, k ? ZC_COMPLEX128 : ZC_COMPLEX64, x), *f = NULL;
+        CHECK_OK(zc_fft_fft(a, -1, k ? 0 : 2, NULL, &f));
+        zc_range sel[3] = {{0, sh[0], 1}, {0, sh[1], 1}, {0, sh[2], 1}};
+        int64_t before = fftk_direct_count(1);
+        free(region_of(f, sel, 1));
+        CHECK(fftk_direct_count(1) > before); /* from the buffer itself */
+        zc_array_release(f);
+        zc_array_release(a);
+        free(x);
+    }
+}
+
+TEST(direct_c2r_leaves_the_source_buffer_intact)
+{
+    /* irfft reads the caller's buffer in place: FFTW's c2r (which overwrites its
+     * input unless told not to) must leave it as it is */
+    const int64_t lens[] = {9, 301, 513, 1000};
+    for (int k = 0; k < 4; k++) {
+        int64_t sh[3] = {3, 4, lens[k]}, n = 2 * (lens[k] - 1);
+        size_t total = (size_t)(12 * lens[k]);
+        double complex *x = malloc(sizeof *x * total), *back = malloc(sizeof *back * total);
+        zc_array *a = make_input(sh, sh, ZC_COMPLEX128, x), *f = NULL;
+        CHECK_OK(zc_fft_irfft(a, -1, 2, "ortho", &f));
+        zc_range sel[3] = {{0, 3, 1}, {0, 4, 1}, {0, n, 1}};
+        int64_t before = fftk_direct_count(1);
+        double *r1 = region_of(f, sel, 1), *r2 = region_of(f, sel, 1);
+        CHECK(fftk_direct_count(1) > before);
+        CHECK(memcmp(r1, r2, sizeof(double) * 12 * (size_t)n) == 0);
+        zc_spec s = spec_default();
+        CHECK_OK(zc_compute_buffer(&s, a, back, sizeof *back * total, NULL));
+        CHECK(memcmp(back, x, sizeof *back * total) == 0);
+        free(r1);
+        free(r2);
+        free(x);
+        free(back);
+        zc_array_release(f);
+        zc_array_release(a);
+    }
+}
+
+TEST(direct_from_a_cached_source_chunk)
+{
+    /* a stored source read by two stages (its sum and its rfft) is kept decoded
+     * (cache_mem): the rfft's blocks, one chunk each, read the cached chunk in place */
+    zc_store *st = NULL;
+    CHECK_OK(zc_store_open("memory://fft-direct-cache", ZC_STORE_CREATE, &st));
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 3;
+    int64_t sh[3] = {1, 40, 64};
+    for (int d = 0; d < 3; d++) o.shape[d] = sh[d];
+    o.chunks[0] = 1, o.chunks[1] = 10, o.chunks[2] = 64;
+    o.dtype = ZC_FLOAT64;
+    o.codec = "zstd:1";
+    zc_zarr *z = NULL;
+    CHECK_OK(zc_zarr_create(st, "x", &o, &z));
+    double v[40 * 64];
+    double complex xc[40 * 64], ref[40 * 33];
+    for (int i = 0; i < 40 * 64; i++) xc[i] = v[i] = urand();
+    zc_range all[3] = {{0, 1, 1}, {0, 40, 1}, {0, 64, 1}};
+    CHECK_OK(zc_zarr_write(z, all, v, sizeof v));
+    zc_zarr_close(z);
+    reference(K_RFFT, xc, sh, 2, -1, "ortho", ref);
+    zc_array *x = NULL, *f = NULL, *m = NULL;
+    CHECK_OK(zc_from_zarr(st, "x", &x));
+    CHECK_OK(zc_fft_rfft(x, -1, 2, "ortho", &f));
+    CHECK_OK(zc_reduce("sum", x, NULL, 0, 0, 0, &m));
+    for (int pass = 0; pass < 2; pass++) {
+        zc_spec s = ZC_SPEC_INIT;
+        s.nthreads = 1;
+        s.cache_mem = pass ? (size_t)16 << 20 : 0;
+        zc_array *outs[2] = {f, m};
+        zc_target t[2] = {{st, pass ? "f1" : "f0", "none", 3}, {st, pass ? "m1" : "m0", "none", 3}};
+        int64_t before = fftk_direct_count(0), before_in_place = fftk_direct_count(1);
+        zc_report *rep = NULL;
+        CHECK_OK(zc_compute(&s, 2, outs, t, &rep));
+        char *json = NULL;
+        CHECK_OK(zc_report_json(rep, &json));
+        const char *h = json ? strstr(json, "\"hits\":") : NULL;
+        CHECK(pass == 0 || (h && atoll(h + 7) >= 4)); /* the rfft's 4 blocks read the cached chunks */
+        zc_free(json);
+        zc_report_free(rep);
+        CHECK(fftk_direct_count(0) >= before + 4);
+        /* with the cache, from the cached chunks in place; without, from a copy */
+        CHECK(pass ? fftk_direct_count(1) >= before_in_place + 4 : fftk_direct_count(1) == before_in_place);
+        static double complex got[40 * 33];
+        CHECK_OK(zc_zarr_open(st, t[0].path, &z));
+        CHECK_OK(zc_zarr_read(z, NULL, got, sizeof got));
+        zc_zarr_close(z);
+        double e = rel_err(ref, got, 40 * 33, ZC_COMPLEX128);
+        printf("rfft of a stored source, cache_mem %zu: rel err %g\n", s.cache_mem, e);
+        CHECK(e < 1e-12);
+    }
+    zc_array_release(x);
+    zc_array_release(f);
+    zc_array_release(m);
+    zc_store_close(st);
 }

@@ -40,7 +40,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry cache[FFTK_MAX_PLANS];
 static int ncache;
 static atomic_int direct_on = 1;
-static atomic_llong direct_batches;
+static atomic_llong direct_batches, direct_in_place;
 
 int64_t fftk_in_len(fftk_kind k, int64_t n) { return k == FFTK_C2R ? n / 2 + 1 : n; }
 int64_t fftk_out_len(fftk_kind k, int64_t n) { return k == FFTK_R2C ? n / 2 + 1 : n; }
@@ -176,5 +176,11 @@ int fftk_plan_count(void)
 
 void fftk_set_direct(int on) { atomic_store(&direct_on, on != 0); }
 int fftk_direct_enabled(void) { return atomic_load(&direct_on); }
-void fftk_count_direct(int64_t batches) { atomic_fetch_add(&direct_batches, (long long)batches); }
-int64_t fftk_direct_count(void) { return (int64_t)atomic_load(&direct_batches); }
+void fftk_count_direct(int64_t batches, int in_place)
+{
+    atomic_fetch_add(in_place ? &direct_in_place : &direct_batches, (long long)batches);
+}
+int64_t fftk_direct_count(int in_place)
+{
+    return (int64_t)(in_place ? atomic_load(&direct_in_place) : atomic_load(&direct_batches) + atomic_load(&direct_in_place));
+}

@@ -60,11 +60,13 @@ void fftk_free(void *p);
 int fftk_plan_count(void);
 
 /* Test hooks. The FFT node runs FFTW straight from its input to its output when
- * it can (plan/fft.c, on by default; off: it always gathers lines into a work
- * buffer); fftk_direct_count: batches run so since the process started. */
+ * it can, and reads its input where it is when it can (plan/fft.c, on by
+ * default; off: it copies the input region and gathers lines into a work
+ * buffer). fftk_direct_count: batches run straight into the output since the
+ * process started (in_place: only those that read their input where it was). */
 void fftk_set_direct(int on);
 int fftk_direct_enabled(void);
-void fftk_count_direct(int64_t batches);
-int64_t fftk_direct_count(void);
+void fftk_count_direct(int64_t batches, int in_place);
+int64_t fftk_direct_count(int in_place);
 
 #endif

@@ -327,7 +327,7 @@ static int direct_region(zc_array *a, const zc_range *sel, const geom *g, const 
         }
         if (d < 0) break;
     }
-    fftk_count_direct(batches);
+    fftk_count_direct(batches, preserve);
     return 0;
 }
 
