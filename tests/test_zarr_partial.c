@@ -13,6 +13,7 @@
 #include "codec/codec.h"
 #include "harness.h"
 #include "store/store.h" /* test-only: write raw objects */
+#include "zarr/read.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint64_t rnd(void)
@@ -163,6 +164,14 @@ TEST(blosc_range_corrupt)
 
 /* ---------------------------------------------------------- through zarr/ */
 
+/* Reads of the tests below: zc_zarr_read, or with ZARR_READ_MAP (files
+ * mapped, the loader's way) where a test sets read_flags. */
+static unsigned read_flags;
+static int rd(zc_zarr *a, const zc_range *sel, void *dst, size_t n)
+{
+    return read_flags ? zarr_read_flags(a, sel, dst, n, read_flags) : zc_zarr_read(a, sel, dst, n);
+}
+
 /* Reference: a dense C-order 3-d array of isz-byte elements. */
 typedef struct {
     int64_t shape[3];
@@ -203,7 +212,7 @@ static void check_reads(zc_zarr *a, ref3 *r, int rounds)
         if (round < rounds) random_sel(r, sel);
         size_t n = ref_extract(r, sel, want);
         memset(got, 0x5a, n);
-        CHECK_OK(zc_zarr_read(a, sel, got, n));
+        CHECK_OK(rd(a, sel, got, n));
         if (memcmp(got, want, n)) {
             fprintf(stderr, "round %d: [%lld:%lld:%lld, %lld:%lld:%lld, %lld:%lld:%lld] differs\n", round,
                     (long long)sel[0].start, (long long)sel[0].stop, (long long)sel[0].step, (long long)sel[1].start,
@@ -326,7 +335,7 @@ TEST(zarr_blosc_partial_corrupt_block)
     ref_extract(&r, first_rows, (unsigned char *)want);
     zc_zarr_io_stats_t s0, s1;
     CHECK_OK(zc_zarr_io_stats(a, &s0));
-    CHECK_OK(zc_zarr_read(a, first_rows, got, sizeof got));
+    CHECK_OK(rd(a, first_rows, got, sizeof got));
     CHECK_OK(zc_zarr_io_stats(a, &s1));
     CHECK(!memcmp(got, want, sizeof got));
     /* only the header, the block starts and block 0 were read */
@@ -334,11 +343,11 @@ TEST(zarr_blosc_partial_corrupt_block)
     zc_range last_rows[3] = {{4, 5, 1}, {36, 40, 1}, {0, 700, 1}}; /* the chunk's last bytes: the last block */
     char needle[32];
     snprintf(needle, sizeof needle, "block %zu", nblocks - 1);
-    CHECK_ERR(zc_zarr_read(a, last_rows, got, sizeof got), ZC_ECORRUPT, "b/0.0.0");
-    CHECK_ERR(zc_zarr_read(a, last_rows, got, sizeof got), ZC_ECORRUPT, needle);
+    CHECK_ERR(rd(a, last_rows, got, sizeof got), ZC_ECORRUPT, "b/0.0.0");
+    CHECK_ERR(rd(a, last_rows, got, sizeof got), ZC_ECORRUPT, needle);
     size_t all = 9 * 70 * 700 * 4;
     unsigned char *buf = malloc(all);
-    CHECK_ERR(zc_zarr_read(a, NULL, buf, all), ZC_ECORRUPT, "b/0.0.0");
+    CHECK_ERR(rd(a, NULL, buf, all), ZC_ECORRUPT, "b/0.0.0");
     free(buf);
     free(r.data);
     zc_zarr_close(a);
@@ -449,24 +458,24 @@ TEST(zarr_uncompressed_reads_only_the_range)
     int32_t lv[40], lwant[40];
     int32_t v[4], want[4];
     CHECK_OK(zc_zarr_io_stats(c, &s0));
-    CHECK_OK(zc_zarr_read(c, one, v, 4));
+    CHECK_OK(rd(c, one, v, 4));
     CHECK_OK(zc_zarr_io_stats(c, &s1));
     CHECK(s1.bytes_read - s0.bytes_read == 4 && s1.chunks_read - s0.chunks_read == 1);
     ref_extract(&r, one, (unsigned char *)want);
     CHECK(v[0] == want[0]);
-    CHECK_OK(zc_zarr_read(c, rows, v, 16));
+    CHECK_OK(rd(c, rows, v, 16));
     CHECK_OK(zc_zarr_io_stats(c, &s0));
     CHECK(s0.bytes_read - s1.bytes_read == 2 * 2 * 4);
     ref_extract(&r, rows, (unsigned char *)want);
     CHECK(!memcmp(v, want, 16));
-    CHECK_OK(zc_zarr_read(c, long_rows, lv, sizeof lv));
+    CHECK_OK(rd(c, long_rows, lv, sizeof lv));
     CHECK_OK(zc_zarr_io_stats(c, &s1));
     CHECK(s1.bytes_read - s0.bytes_read == (29 + 20) * 4);
     ref_extract(&r, long_rows, (unsigned char *)lwant);
     CHECK(!memcmp(lv, lwant, sizeof lv));
     /* order F is a transpose: the whole chunk */
     CHECK_OK(zc_zarr_io_stats(f, &s0));
-    CHECK_OK(zc_zarr_read(f, one, v, 4));
+    CHECK_OK(rd(f, one, v, 4));
     CHECK_OK(zc_zarr_io_stats(f, &s1));
     CHECK(s1.bytes_read - s0.bytes_read == 4 * 16 * 29 * 4);
     ref_extract(&r, one, (unsigned char *)want);
@@ -495,12 +504,12 @@ static void wrong_size_cases(const char *url)
     size_t lens[] = {chunk + 8, chunk - 4, 0};
     for (int k = 0; k < 3; k++) {
         CHECK_OK(store_put(st, "w/0.0.0", big, lens[k]));
-        CHECK_ERR(zc_zarr_read(a, part, v, sizeof v), ZC_ECORRUPT, "w/0.0.0");
+        CHECK_ERR(rd(a, part, v, sizeof v), ZC_ECORRUPT, "w/0.0.0");
         zc_range apart[3] = {{1, 3, 1}, {3, 4, 1}, {0, 2, 1}}; /* two ranges far apart */
-        CHECK_ERR(zc_zarr_read(a, apart, v, 16), ZC_ECORRUPT, "w/0.0.0");
+        CHECK_ERR(rd(a, apart, v, 16), ZC_ECORRUPT, "w/0.0.0");
         zc_range whole[3] = {{0, 4, 1}, {0, 16, 1}, {0, 29, 1}};
-        CHECK_ERR(zc_zarr_read(a, whole, buf, chunk), ZC_ECORRUPT, "w/0.0.0");
-        CHECK_ERR(zc_zarr_read(a, NULL, buf, all), ZC_ECORRUPT, "w/0.0.0");
+        CHECK_ERR(rd(a, whole, buf, chunk), ZC_ECORRUPT, "w/0.0.0");
+        CHECK_ERR(rd(a, NULL, buf, all), ZC_ECORRUPT, "w/0.0.0");
     }
     free(big);
     free(buf);
@@ -603,7 +612,7 @@ TEST(zarr_blosc_one_block_scatter)
     zc_range part[3] = {{2, 4, 1}, {5, 9, 1}, {5, 45, 1}};
     float got[2 * 4 * 40], want[2 * 4 * 40];
     ref_extract(&r, part, (unsigned char *)want);
-    CHECK_OK(zc_zarr_read(a, part, got, sizeof got));
+    CHECK_OK(rd(a, part, got, sizeof got));
     CHECK(!memcmp(got, want, sizeof got));
     /* chunks 4 items wide in a window 10 wide: runs of 4, 4 and 2 items (the
      * short-run loops), all three chunks along the last dim partly selected */
@@ -621,12 +630,12 @@ TEST(zarr_blosc_one_block_scatter)
         zc_range win[3] = {{1, 3, 1}, {3, 30, 1}, {0, 10, 1}};
         float gw[2 * 27 * 10], ww[2 * 27 * 10];
         ref_extract(&rw, win, (unsigned char *)ww);
-        CHECK_OK(zc_zarr_read(b, win, gw, sizeof gw));
+        CHECK_OK(rd(b, win, gw, sizeof gw));
         CHECK(!memcmp(gw, ww, sizeof gw));
         zc_range win2[3] = {{0, 4, 1}, {5, 21, 1}, {1, 8, 1}}; /* runs of 3 and 4 */
         float gw2[4 * 16 * 7], ww2[4 * 16 * 7];
         ref_extract(&rw, win2, (unsigned char *)ww2);
-        CHECK_OK(zc_zarr_read(b, win2, gw2, sizeof gw2));
+        CHECK_OK(rd(b, win2, gw2, sizeof gw2));
         CHECK(!memcmp(gw2, ww2, sizeof gw2));
         free(rw.data);
         zc_zarr_close(b);
@@ -634,7 +643,7 @@ TEST(zarr_blosc_one_block_scatter)
     /* a stream length running past the chunk: corrupt, whichever path sees it first */
     put_le32(p + get_le32(p + 16), (uint32_t)n);
     CHECK_OK(store_put(st, "s/1.0.0", p, n));
-    CHECK_ERR(zc_zarr_read(a, part, got, sizeof got), ZC_ECORRUPT, "s/1.0.0");
+    CHECK_ERR(rd(a, part, got, sizeof got), ZC_ECORRUPT, "s/1.0.0");
     zc_free(data);
     free(r.data);
     zc_zarr_close(a);
@@ -650,6 +659,7 @@ TEST(zarr_blosc_one_block_scatter)
  * file's size and mapped again); put back, it reads back. */
 TEST(zarr_sharded_mapped_file)
 {
+    read_flags = ZARR_READ_MAP;
     char dir[] = "/tmp/zc_mapped_XXXXXX", cmd[96];
     CHECK(mkdtemp(dir) != NULL);
     zc_store *st;
@@ -681,13 +691,13 @@ TEST(zarr_sharded_mapped_file)
     zc_range in1[3] = {{4, 8, 1}, {0, 32, 1}, {0, 64, 1}};
     size_t nb = 4 * 32 * 64 * 4;
     unsigned char *got = malloc(nb), *want = malloc(nb);
-    int rc = zc_zarr_read(a, in1, got, nb);
+    int rc = rd(a, in1, got, nb);
     CHECK(rc == ZC_ECORRUPT || rc == ZC_ECHECKSUM);
     CHECK(strstr(zc_errmsg(), "m/c/1/0/0") != NULL);
     /* put back (a new file): mapped again, reads back */
     CHECK_OK(store_put(st, "m/c/1/0/0", orig, norig));
     zc_free(orig);
-    CHECK_OK(zc_zarr_read(a, in1, got, nb));
+    CHECK_OK(rd(a, in1, got, nb));
     ref_extract(&r, in1, want);
     CHECK(!memcmp(got, want, nb));
     free(got);
@@ -697,6 +707,7 @@ TEST(zarr_sharded_mapped_file)
     zc_store_close(st);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
+    read_flags = 0;
 }
 
 /* Unsharded chunk files in a folder are mapped (and the store keeps the
@@ -706,6 +717,7 @@ TEST(zarr_sharded_mapped_file)
  * (checksum) fails naming the shard, an absent shard reads as fill. */
 TEST(zarr_mapped_files_error_paths)
 {
+    read_flags = ZARR_READ_MAP;
     char dir[] = "/tmp/zc_mapped2_XXXXXX", cmd[96], path[160];
     CHECK(mkdtemp(dir) != NULL);
     zc_store *st;
@@ -725,9 +737,9 @@ TEST(zarr_mapped_files_error_paths)
     struct stat sb;
     CHECK(stat(path, &sb) == 0);
     CHECK(truncate(path, sb.st_size / 2) == 0);
-    CHECK_ERR(zc_zarr_read(a, NULL, got, all), ZC_ECORRUPT, "v/1.0.0");
+    CHECK_ERR(rd(a, NULL, got, all), ZC_ECORRUPT, "v/1.0.0");
     CHECK(unlink(path) == 0);
-    CHECK_OK(zc_zarr_read(a, NULL, got, all));
+    CHECK_OK(rd(a, NULL, got, all));
     memcpy(want, r.data, all);
     for (int64_t i = 2; i < 4; i++) /* chunk (1, 0, 0): fill value 0 */
         memset(want + (size_t)(i * 90 * 50) * 4, 0, 64 * 50 * 4);
@@ -753,9 +765,9 @@ TEST(zarr_mapped_files_error_paths)
         CHECK_OK(store_put(st, "s/c/1/0/0", data, n));
         zc_free(data);
         CHECK_OK(zc_zarr_open(st, "s", &a));
-        CHECK_ERR(zc_zarr_read(a, NULL, got, all), ZC_ECHECKSUM, "s/c/1/0/0");
+        CHECK_ERR(rd(a, NULL, got, all), ZC_ECHECKSUM, "s/c/1/0/0");
         CHECK_OK(store_erase(st, "s/c/1/0/0"));
-        CHECK_OK(zc_zarr_read(a, NULL, got, all));
+        CHECK_OK(rd(a, NULL, got, all));
         CHECK(!memcmp(got, want, all)); /* shard (1, 0, 0) covers the same rows as chunk (1, 0, 0) above */
         zc_zarr_close(a);
     }
@@ -765,4 +777,5 @@ TEST(zarr_mapped_files_error_paths)
     zc_store_close(st);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
+    read_flags = 0;
 }

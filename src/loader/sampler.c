@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "zarr/read.h"
 
 #define MAX_WINDOWS_LOG2 62
 
@@ -288,7 +289,8 @@ static int read_slot(void *vctx, size_t i, int slot)
                 if (org) org[d] = o;
             }
             unsigned char *dst = (unsigned char *)c->data[k] + i * src->win_bytes;
-            int rc = zc_zarr_read(src->arr, sel, dst, src->win_bytes);
+            /* windows come back to the same files: map them (read.h) */
+            int rc = zarr_read_flags(src->arr, sel, dst, src->win_bytes, ZARR_READ_MAP);
             if (rc < 0) return zc__err_wrap(rc, "source '%s', batch %lld", src->name, (long long)c->step);
             size_t n = src->win_bytes / src->arr->m.dtype.size;
             if (s->o.reject_nan && has_nan(dst, n, src->arr->m.dtype.type)) reject = true;

@@ -10,12 +10,13 @@
  * Sharded arrays first fetch and decode the index of every touched shard (one
  * batched get, ranges at the start or end of each shard object).
  *
- * Where the store maps objects (files: store_map), nothing is read: shards
- * are mapped once and kept with their cached index, chunk files are mapped
- * (the store keeps recent mappings), and units decode straight from the page
- * cache, with no request and no copy; the next unit's first bytes are
- * prefetched while one decodes. Other stores, and files the store declines
- * to map, are read as above.
+ * With ZARR_READ_MAP (the loader's random windows, see read.h), where the
+ * store maps objects (files: store_map), nothing is read: shards are mapped
+ * once and kept with their cached index, chunk files are mapped (the store
+ * keeps recent mappings), and units decode straight from the page cache, with
+ * no request and no copy; the next unit's first bytes are prefetched while
+ * one decodes. Shards mapped so are used in place by every later read. Other
+ * stores, and files the store declines to map, are read as above.
  *
  * Blosc lz4+shuffle chunks of one block that do not land contiguously in the
  * caller's buffer are unshuffled straight into place, only the selected items
@@ -29,6 +30,7 @@
 #include "core/error.h"
 #include "codec/blosc_fast.h"
 #include "zarr/copy.h"
+#include "zarr/read.h"
 #include "zarr/select.h"
 #include "zarr/shard.h"
 
@@ -478,6 +480,11 @@ static int width(const zc_zarr *a) { return a->nthreads; }
 
 int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
 {
+    return zarr_read_flags(a, sel, dst, dst_size, 0);
+}
+
+int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size, unsigned flags)
+{
     zc__err_clear();
     if (!a || (!dst && dst_size)) return zc__err(ZC_EINVAL, "zc_zarr_read: NULL argument");
     read_ctx r;
@@ -487,7 +494,7 @@ int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
     r.identity = codec_chain_is_identity(a->chain);
     r.blosc = codec_chain_is_blosc(a->chain) && a->rchunk_nbytes >= TWO_STEP_MIN;
     r.scatter = codec_chain_is_blosc(a->chain) && a->m.dtype.size > 1;
-    r.map_chunks = !a->m.sharded && !r.identity;
+    r.map_chunks = (flags & ZARR_READ_MAP) && !a->m.sharded && !r.identity;
     int rc = zarr_sel_plan(a, sel, &r.s);
     if (rc < 0) return zc__err_wrap(rc, "array '%s'", a->path);
     size_t need;
@@ -506,7 +513,7 @@ int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
     }
     pool *p = zarr_pool(a);
     int nslots = pool_width(p, width(a));
-    if (a->m.sharded && (rc = shard_set_load(&r.shards, a, &r.s, p, width(a))) < 0) goto out;
+    if (a->m.sharded && (rc = shard_set_load(&r.shards, a, &r.s, p, width(a), (flags & ZARR_READ_MAP) && !r.identity)) < 0) goto out;
     r.scratch = zc__calloc((size_t)nslots, sizeof(unsigned char *));
     r.arena = zc__calloc((size_t)nslots, sizeof(unsigned char *));
     r.arena_cap = zc__calloc((size_t)nslots, sizeof(size_t));

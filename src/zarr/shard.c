@@ -91,7 +91,7 @@ static int decode_one(void *vctx, size_t m, int slot)
     return 0;
 }
 
-int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int width)
+int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int width, bool map)
 {
     memset(ss, 0, sizeof *ss);
     ss->ndim = s->ndim;
@@ -157,7 +157,7 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
          * file as its chunks. Else (or if it is too short) read the index. */
         shard_ref *r = ss->refs[t];
         uint64_t size, start, len;
-        if (store_map(a->st, q->key, &r->mm) == 0) {
+        if (map && store_map(a->st, q->key, &r->mm) == 0) {
             r->map = r->mm.addr;
             r->size = size = r->mm.size;
             if (store_resolve_range(q, size, &start, &len) == 0) {

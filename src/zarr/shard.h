@@ -19,8 +19,10 @@ typedef struct {
     char (*keys)[1024];             /* key of each touched shard, formatted once */
 } shard_set;
 
-/* Fetch and check the indexes of every shard the selection touches. */
-int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int width);
+/* Fetch and check the indexes of every shard the selection touches; with
+ * `map`, shards not in the cache are mapped (store_map) where the store can,
+ * their index taken from the mapping (cached shards keep what they have). */
+int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int width, bool map);
 /* Where inner chunk `coord` (inner-grid coordinates) lives: shard key and byte
  * range; *off = UINT64_MAX if it is empty or its shard is absent. *map (if
  * map is not NULL): the whole shard mapped, or NULL (read it from the store);
