@@ -630,8 +630,9 @@ static void compute_checked(zc_spec *s, zc_array *r, const zc_target *t)
 TEST(sliced_copy_reads_parts_of_blosc_chunks_in_one_stage)
 {
     /* time chunks of 8.4 MB, blosc (blocks of 1 MiB, two per time step) -> space
-     * chunks, 64 MiB per task: from the blosc source the copy runs in ONE stage
-     * whose tasks (blocks of (32, 128, 256)) read only the blosc blocks they need;
+     * chunks, 64 MiB per task, 2 threads: from the blosc source the copy runs in
+     * ONE stage whose 4 tasks (blocks of (32, 256, 256)) read only the blosc
+     * blocks they need;
      * from the same data stored with lz4 (chunks read whole) it takes two */
     int64_t shape[3] = {32, 1024, 256}, src[3] = {4, 1024, 256}, dst[3] = {32, 64, 64};
     zc_array *u, *sb, *sl, *rb, *rl;
@@ -644,13 +645,14 @@ TEST(sliced_copy_reads_parts_of_blosc_chunks_in_one_stage)
     CHECK_OK(zc_compute(&sp, 1, &u, &tb, NULL));
     CHECK_OK(zc_compute(&sp, 1, &u, &tl, NULL));
     sp = spec_mem(64);
+    sp.nthreads = 2; /* sliced copies keep 2 tasks per thread */
     CHECK_OK(zc_from_zarr(st, "srcb", &sb));
     CHECK_OK(zc_from_zarr(st, "srcl", &sl));
     CHECK_OK(zc_rechunk(sb, dst, &rb));
     CHECK_OK(zc_rechunk(sl, dst, &rl));
     int64_t cb[3], tasks;
     CHECK(plan_ops(&sp, rb, &tdb, cb, &tasks) == 1);
-    CHECK(cb[0] == 32 && cb[1] == 128 && cb[2] == 256 && tasks == 8); /* not the grouped copy's whole array */
+    CHECK(cb[0] == 32 && cb[1] == 256 && cb[2] == 256 && tasks == 4); /* not the grouped copy's whole array */
     CHECK(plan_ops(&sp, rl, &tdl, cb, &tasks) == 2);
     compute_checked(&sp, rb, &tdb);
     compute_checked(&sp, rl, &tdl);
@@ -856,6 +858,9 @@ TEST(slice_planner_takes_one_stage_for_the_benchmark_rechunk)
     CHECK(block[0] == 200 && block[1] == 1 && block[2] == 100 && block[3] == 2000);
     CHECK(mem == fixed + (size_t)200 * 100 * 1920 * 8 && mem <= limit);
     CHECK(cost < rp.cost);
+    /* 2 tasks per thread (what plan.c asks): (200, 1, 200, 2000), 5 tasks */
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, limit, 4, block, &mem, &cost0));
+    CHECK(block[2] == 200 && block[3] == 2000 && cost0 < cost && mem <= limit);
     /* fewer tasks allowed: bigger blocks decode less */
     int64_t b2[4];
     size_t m2;
