@@ -695,9 +695,10 @@ TEST(direct_path_matches_the_batched_path_and_the_dft)
 {
     /* every kind, complex128/complex64 (float64/float32), norms, axes, cut and
      * padded n, odd lengths (complex64 lines at alternating FFTW alignments),
-     * whole blocks and regions with steps and offsets off the axis (odd strides
-     * in the source buffer); several batches with a partial last one; 128-point
-     * strided lines (direct) and longer ones (gathered from the buffer) */
+     * whole blocks, regions with steps and offsets off the axis (odd strides in
+     * the source buffer) and with a single element at a huge step; several
+     * batches with a partial last one; 128-point strided lines (direct) and
+     * longer ones (gathered from the buffer) */
     const char *norms[] = {NULL, "ortho", "forward"};
     static const int64_t shapes[][3] = {{5, 7, 13}, {4, 6, 16}, {3, 9, 11}, {6, 5, 8}, {2, 3, 30}, {7, 4, 12}};
     struct cfg { int kind; zc_dtype dt; int64_t shape[3]; int axis; int64_t n; const char *norm; } cfgs[80];
@@ -739,11 +740,13 @@ TEST(direct_path_matches_the_batched_path_and_the_dft)
         double complex *ref = malloc(sizeof *ref * (size_t)(os[0] * os[1] * os[2] + 1));
         reference(c->kind, x, c->shape, c->axis, c->n, c->norm, ref);
         double tol = odt == ZC_COMPLEX64 || odt == ZC_FLOAT32 ? 2e-5 : 1e-12;
-        for (int v = 0; v < 2; v++) {
+        for (int v = 0; v < 3; v++) {
             zc_range sel[3];
             for (int d = 0; d < 3; d++) {
                 sel[d] = (zc_range){0, os[d], 1};
                 if (v == 1 && d != c->axis && os[d] > 2) sel[d] = (zc_range){1, os[d], 1 + (i + d) % 3};
+                /* one element with a huge step (as a slice's x[1::2**62] asks) */
+                if (v == 2 && d != c->axis && d != (c->axis + 1) % 3 && os[d] > 1) sel[d] = (zc_range){1, 2, INT64_MAX / 2};
             }
             int64_t before = fftk_direct_count(0);
             void *on = region_of(f, sel, 1);
@@ -767,7 +770,7 @@ TEST(direct_path_matches_the_batched_path_and_the_dft)
         zc_array_release(f);
         zc_array_release(a);
     }
-    printf("%d configurations x 2 regions, %lld regions through the direct path, %d bad\n", nc, (long long)direct_runs, bad);
+    printf("%d configurations x 3 regions, %lld regions through the direct path, %d bad\n", nc, (long long)direct_runs, bad);
     CHECK(bad == 0);
     CHECK(direct_runs >= nc); /* about half of the configurations pad or conjugate their input (not direct) */
     /* the pinned cases: complex64 along the last axis and 128-point strided lines go direct */

@@ -1,12 +1,20 @@
 /* plan/fft.c — the FFT node: regions, projection, names, JSON (see fft.h).
  *
- * A region's input is read into one buffer laid out [O][L][I] (O = elements of
- * the region before the axis, L = input elements used along it, I = after it).
- * Lines are copied in batches of about FFT_BATCH_BYTES into an aligned work
- * buffer (conjugated and zero-padded as asked), transformed by one FFTW plan
- * for the batch, then scaled/twiddled into the output [O][K][I]. When I > 1 the
- * copies go element index outermost, so consecutive lines of a batch (which
- * are consecutive in I) are read and written contiguously. */
+ * The input region (O = elements of the region before the axis, L = input
+ * elements used along it, I = after it) is read where it already is when it
+ * can be (a zc_asarray buffer, or a source chunk kept decoded for the
+ * computation: input_view), else copied into one buffer laid out [O][L][I].
+ * Whole output lines from input lines used as they are (no padding, no
+ * conjugated input, the whole transformed axis asked for) go straight from
+ * there into the output [O][K][I] through strided FFTW plans, batch by batch,
+ * scale/conjugation/twiddle applied in place after each batch (direct_region):
+ * no copy of the lines at all. Otherwise (or for strided lines longer than
+ * FFT_STRIDED_LINE_BYTES, whose strided transforms miss the cache) lines are
+ * copied in batches of about FFT_BATCH_BYTES into an aligned work buffer
+ * (conjugated and zero-padded as asked), transformed by one FFTW plan for the
+ * batch, then scaled/twiddled into the output. When I > 1 the copies go element
+ * index outermost, so consecutive lines of a batch (which are consecutive in I)
+ * are read and written contiguously. */
 #include "plan/fft.h"
 
 #include <math.h>
@@ -220,7 +228,7 @@ static bool input_view(zc_array *in, const zc_range *sel, const unsigned char **
     }
     for (int d = in->ndim - 1; d >= 0; d--) {
         off += (sel[d].start - box[d].start) * st;
-        bst[d] = st * sel[d].step;
+        bst[d] = cnt_of(&sel[d]) > 1 ? st * sel[d].step : st; /* a single element's step may be huge */
         st *= box[d].stop - box[d].start;
     }
     *base = p + off;
