@@ -2,13 +2,15 @@
  * naive loops: over chunkings (split and unsplit contracted dims), dtypes
  * (float, complex, wrapping integers, bool, float16), batch broadcasting, 1-D
  * operands; a product whose operands exceed allowed_mem computed within the
- * bound; plans through JSON workers; bad shapes. */
+ * bound; plans through JSON workers; bad shapes; la_gemm_rows (kernels/lapack.h)
+ * against a loop. */
 #include <complex.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
 
 #include "harness.h"
+#include "kernels/lapack.h"
 
 static zc_spec spec_mem(size_t mb)
 {
@@ -813,4 +815,44 @@ TEST(matmul_step_fitted_per_plan)
     CHECK(matmul_projection(m, 1) == -1);
     CHECK(matmul_projection(m, 256) == big);
     zc_array_release(m); zc_array_release(x); zc_array_release(y);
+}
+
+/* la_gemm_rows (c += a·b, a streamed: the AVX-512 kernel of the randomized SVD's
+ * passes where the CPU has it) against a plain loop: row counts around its
+ * 8-row blocks, widths around its 8-lane vectors up to 24 and past them (the
+ * BLAS fallback), accumulating into c; the kernel is in use on a CPU with
+ * AVX-512F for 1..24 columns. */
+TEST(gemm_rows_kernel)
+{
+    static const int64_t ms[] = {1, 7, 8, 9, 17, 50}, ns[] = {1, 3, 8, 9, 16, 20, 24, 25, 40}, ks[] = {1, 5, 1000};
+    uint64_t st = 12345;
+    for (size_t im = 0; im < sizeof ms / sizeof *ms; im++)
+        for (size_t in = 0; in < sizeof ns / sizeof *ns; in++)
+            for (size_t ik = 0; ik < sizeof ks / sizeof *ks; ik++) {
+                int64_t m = ms[im], n = ns[in], k = ks[ik];
+                double *a = malloc(sizeof(double) * (size_t)(m * k)), *b = malloc(sizeof(double) * (size_t)(k * n));
+                double *c = malloc(sizeof(double) * (size_t)(m * n)), *r = malloc(sizeof(double) * (size_t)(m * n));
+                for (int64_t i = 0; i < m * k; i++) a[i] = (double)((st = st * 6364136223846793005u + 1) >> 11) * 0x1p-53 - 0.5;
+                for (int64_t i = 0; i < k * n; i++) b[i] = (double)((st = st * 6364136223846793005u + 1) >> 11) * 0x1p-53 - 0.5;
+                for (int64_t i = 0; i < m * n; i++) c[i] = r[i] = (double)(i % 7) - 3;
+                double scale = 0;
+                for (int64_t i = 0; i < m; i++)
+                    for (int64_t j = 0; j < n; j++) {
+                        double t = 0, ab = 0;
+                        for (int64_t p = 0; p < k; p++) t += a[i * k + p] * b[p * n + j], ab += fabs(a[i * k + p] * b[p * n + j]);
+                        r[i * n + j] += t;
+                        scale = fmax(scale, ab + 3);
+                    }
+                la_gemm_rows(m, n, k, a, b, c);
+                double err = 0;
+                for (int64_t i = 0; i < m * n; i++) err = fmax(err, fabs(c[i] - r[i]));
+                if (err > 1e-14 * scale) fprintf(stderr, "gemm_rows %lld x %lld x %lld: error %.3e\n", (long long)m, (long long)n, (long long)k, err);
+                CHECK(err <= 1e-14 * scale);
+                free(a), free(b), free(c), free(r);
+            }
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && !getenv("ZC_NO_AVX512")) CHECK(la_gemm_rows_fast(20) && la_gemm_rows_fast(24));
+#endif
+    CHECK(!la_gemm_rows_fast(25) && !la_gemm_rows_fast(0));
 }

@@ -14,6 +14,7 @@
 #include <lapacke.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -428,4 +429,95 @@ void la_gemm_acc(int ta, int64_t m, int64_t n, int64_t k, const double *a, const
     if (!m || !n || !k) return;
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a,
                 (int)(ta ? m : k), b, (int)n, 1.0, c, (int)n);
+}
+
+/* ---- c += a·b for a tall streamed a and a narrow b (la_gemm_rows) ----
+ *
+ * OpenBLAS's small-matrix kernels multiply a sub-band of a (50 × 1000) by a
+ * 1000 × 20 b at ~54 GFLOP/s in cache but ~36 GFLOP/s when a streams from
+ * memory (a pass of a randomized SVD over an 800 MB matrix). This kernel keeps
+ * 8 rows × 24 columns of c in registers (24 zmm accumulators), reads b's row j
+ * once per 8 rows of a and each element of a once: 1.26-1.35x faster over a
+ * streamed a, the same in cache (measured single threaded, 100,000 × 1,000 ·
+ * 1,000 × 20). Each c element is one dot product summed in order of k, as
+ * accurate as BLAS's. x86-64 with AVX-512F only (checked at run time);
+ * elsewhere, or for b wider than 24 columns, la_gemm_acc. */
+#define ROWS_W 24 /* columns of c in registers */
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(ZC_NO_AVX512)
+#include <immintrin.h>
+#define ROWS_KERNEL 1
+
+#define ROWS_BODY(R)                                                                                              \
+    {                                                                                                             \
+        __m512d acc[R][3];                                                                                        \
+        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++) acc[r][0] = acc[r][1] = acc[r][2] = _mm512_setzero_pd(); \
+        for (int64_t j = 0; j < k; j++) {                                                                         \
+            const double *bj = b + j * n;                                                                         \
+            __m512d x0 = _mm512_maskz_loadu_pd(m0, bj), x1 = _mm512_maskz_loadu_pd(m1, bj + 8);                   \
+            __m512d x2 = _mm512_maskz_loadu_pd(m2, bj + 16);                                                      \
+            _Pragma("GCC unroll 8") for (int r = 0; r < R; r++) {                                                 \
+                __m512d v = _mm512_set1_pd(ai[r * k + j]);                                                        \
+                acc[r][0] = _mm512_fmadd_pd(v, x0, acc[r][0]);                                                    \
+                acc[r][1] = _mm512_fmadd_pd(v, x1, acc[r][1]);                                                    \
+                acc[r][2] = _mm512_fmadd_pd(v, x2, acc[r][2]);                                                    \
+            }                                                                                                     \
+        }                                                                                                         \
+        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++) {                                                     \
+            double *cr = ci + r * n;                                                                              \
+            _mm512_mask_storeu_pd(cr, m0, _mm512_add_pd(_mm512_maskz_loadu_pd(m0, cr), acc[r][0]));              \
+            _mm512_mask_storeu_pd(cr + 8, m1, _mm512_add_pd(_mm512_maskz_loadu_pd(m1, cr + 8), acc[r][1]));      \
+            _mm512_mask_storeu_pd(cr + 16, m2, _mm512_add_pd(_mm512_maskz_loadu_pd(m2, cr + 16), acc[r][2]));    \
+        }                                                                                                         \
+    }
+
+static __mmask8 lanes(int64_t w) { return w >= 8 ? 0xff : w <= 0 ? 0 : (__mmask8)((1u << w) - 1); }
+
+__attribute__((target("avx512f,fma"))) static void rows_avx512(int64_t m, int64_t n, int64_t k, const double *a,
+                                                                const double *b, double *c)
+{
+    __mmask8 m0 = lanes(n), m1 = lanes(n - 8), m2 = lanes(n - 16);
+    int64_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+        const double *ai = a + i * k;
+        double *ci = c + i * n;
+        ROWS_BODY(8)
+    }
+    for (; i < m; i++) {
+        const double *ai = a + i * k;
+        double *ci = c + i * n;
+        ROWS_BODY(1)
+    }
+}
+
+static int has_avx512;
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+static void cpu_check(void)
+{
+    __builtin_cpu_init();
+    has_avx512 = __builtin_cpu_supports("avx512f") && !getenv("ZC_NO_AVX512");
+}
+#endif
+
+bool la_gemm_rows_fast(int64_t n)
+{
+#ifdef ROWS_KERNEL
+    pthread_once(&cpu_once, cpu_check);
+    return has_avx512 && n >= 1 && n <= ROWS_W;
+#else
+    (void)n;
+    return false;
+#endif
+}
+
+void la_gemm_rows(int64_t m, int64_t n, int64_t k, const double *a, const double *b, double *c)
+{
+    if (!m || !n || !k) return;
+#ifdef ROWS_KERNEL
+    if (la_gemm_rows_fast(n)) {
+        rows_avx512(m, n, k, a, b, c);
+        return;
+    }
+#endif
+    la_gemm_acc(0, m, n, k, a, b, c);
 }

@@ -12,6 +12,7 @@
 #ifndef ZC_KERNELS_LAPACK_H
 #define ZC_KERNELS_LAPACK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,5 +49,10 @@ int la_lstsq(int64_t m, int64_t n, int64_t nrhs, const double *a, const double *
 size_t la_lstsq_bytes(int64_t m, int64_t n, int64_t nrhs);
 /* c (m×n) += a (m×k) · b (k×n); ta: a is given transposed (k×m). */
 void la_gemm_acc(int ta, int64_t m, int64_t n, int64_t k, const double *a, const double *b, double *c);
+/* c (m×n) += a (m×k) · b (k×n) for a tall a read once (a pass over a matrix) and a
+ * narrow b: an AVX-512 kernel when la_gemm_rows_fast(n) (the CPU has AVX-512F,
+ * n ≤ 24, environment ZC_NO_AVX512 unset), else la_gemm_acc. */
+void la_gemm_rows(int64_t m, int64_t n, int64_t k, const double *a, const double *b, double *c);
+bool la_gemm_rows_fast(int64_t n);
 
 #endif

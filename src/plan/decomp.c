@@ -143,9 +143,11 @@ static int prod_block(zc_array *a, const zc_range *sel, double *out)
         ZC_TRY(pull_ro(X, r0, r1, c0, c1, &xp, &xo));
         int rc = pull(W, c0, c1, 0, w, &wp);
         if (rc == 0) {
-            /* by sub-bands of rows (see sub_rows) */
-            for (int64_t s0 = 0, sub = sub_rows(c1 - c0, w); s0 < r1 - r0; s0 += sub)
-                la_gemm_acc(0, min64(sub, r1 - r0 - s0), w, c1 - c0, xp + s0 * (c1 - c0), wp, out + s0 * w);
+            if (la_gemm_rows_fast(w)) /* the band streamed once (kernels/lapack.c) */
+                la_gemm_rows(r1 - r0, w, c1 - c0, xp, wp, out);
+            else /* by sub-bands of rows (see sub_rows) */
+                for (int64_t s0 = 0, sub = sub_rows(c1 - c0, w); s0 < r1 - r0; s0 += sub)
+                    la_gemm_acc(0, min64(sub, r1 - r0 - s0), w, c1 - c0, xp + s0 * (c1 - c0), wp, out + s0 * w);
             zc__free(wp);
         }
         zc__free(xo);
@@ -198,7 +200,7 @@ static int atax_block(zc_array *a, const zc_range *sel, double *out)
         for (int64_t s0 = 0, sub = sub_rows(n, l); s0 < r1 - r0; s0 += sub) {
             int64_t h = min64(sub, r1 - r0 - s0);
             memset(t, 0, (size_t)(h * l) * sizeof(double));
-            la_gemm_acc(0, h, l, n, ab + s0 * n, x, t);
+            la_gemm_rows(h, l, n, ab + s0 * n, x, t); /* A_s streamed in: see la_gemm_rows */
             la_gemm_acc(1, n, l, h, ab + s0 * n, t, out);
         }
         zc__free(ao);
