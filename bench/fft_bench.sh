@@ -17,6 +17,10 @@
 #   FFT_CASES      any of incore ooc dask (default all).
 #   FFT_DIR        data dir (default a new dir under /tmp, removed unless FFT_KEEP=1).
 #
+# In core, every case prints FFTW's and zcube's wall seconds (best of REPS) and
+# their process CPU seconds (cpu_ratio_1thread_vs_fftw_estimate: steadier than
+# the wall-time ratio when other processes share the cores).
+#
 # The Dask case: both read the same Zarr input (blosc-lz4 chunks of (10, 360, 720))
 # and write rfft along axis 0 as Zarr v2 with zstd level 1; each runs as its own
 # process under /usr/bin/time -v (peak RSS); the page cache is warmed before each.

@@ -17,7 +17,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 
-#define FFTK_MAX_PLANS 512
+#define FFTK_MAX_PLANS 2048 /* strided plans are per geometry and alignment too */
 /* batches of at most this many elements would be planned with FFTW_MEASURE: 0,
  * since measuring costs 0.1-0.3 s per shape (more than a small computation) and
  * gained under 10% on the shapes of bench/fft_bench.sh (strided plans are always
