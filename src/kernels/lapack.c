@@ -447,23 +447,28 @@ void la_gemm_acc(int ta, int64_t m, int64_t n, int64_t k, const double *a, const
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(ZC_NO_AVX512)
 #include <immintrin.h>
 #define ROWS_KERNEL 1
+#ifdef __clang__
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL _Pragma("GCC unroll 8")
+#endif
 
 #define ROWS_BODY(R)                                                                                              \
     {                                                                                                             \
         __m512d acc[R][3];                                                                                        \
-        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++) acc[r][0] = acc[r][1] = acc[r][2] = _mm512_setzero_pd(); \
+        UNROLL for (int r = 0; r < R; r++) acc[r][0] = acc[r][1] = acc[r][2] = _mm512_setzero_pd(); \
         for (int64_t j = 0; j < k; j++) {                                                                         \
             const double *bj = b + j * n;                                                                         \
             __m512d x0 = _mm512_maskz_loadu_pd(m0, bj), x1 = _mm512_maskz_loadu_pd(m1, bj + 8);                   \
             __m512d x2 = _mm512_maskz_loadu_pd(m2, bj + 16);                                                      \
-            _Pragma("GCC unroll 8") for (int r = 0; r < R; r++) {                                                 \
+            UNROLL for (int r = 0; r < R; r++) {                                                 \
                 __m512d v = _mm512_set1_pd(ai[r * k + j]);                                                        \
                 acc[r][0] = _mm512_fmadd_pd(v, x0, acc[r][0]);                                                    \
                 acc[r][1] = _mm512_fmadd_pd(v, x1, acc[r][1]);                                                    \
                 acc[r][2] = _mm512_fmadd_pd(v, x2, acc[r][2]);                                                    \
             }                                                                                                     \
         }                                                                                                         \
-        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++) {                                                     \
+        UNROLL for (int r = 0; r < R; r++) {                                                     \
             double *cr = ci + r * n;                                                                              \
             _mm512_mask_storeu_pd(cr, m0, _mm512_add_pd(_mm512_maskz_loadu_pd(m0, cr), acc[r][0]));              \
             _mm512_mask_storeu_pd(cr + 8, m1, _mm512_add_pd(_mm512_maskz_loadu_pd(m1, cr + 8), acc[r][1]));      \
