@@ -239,13 +239,23 @@ static int read_group(void *vctx, size_t g, int slot)
     const char *mkey[GROUP_MAX];
     uint64_t moff[GROUP_MAX];
     store_map_t mm[GROUP_MAX];                  /* unsharded, chunk file mapped */
+    int64_t udst[GROUP_MAX], usrc[GROUP_MAX];   /* unit geometry (unit_geometry), for the second pass */
+    int64_t ucount[GROUP_MAX][ZC_MAX_DIMS], ustride[GROUP_MAX][ZC_MAX_DIMS];
+    bool uwhole[GROUP_MAX];
     for (size_t i = 0; i < n; i++) mm[i].handle = NULL;
     for (size_t i = 0; i < n; i++) {
         int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
         bool whole;
         zarr_sel_unravel(s, t0 + i, j);
         unit_geometry(r, j, coord, &dst_off, &src_off, sstride, count, &whole);
-        for (int d = 0; d < s->ndim; d++) coords[i][d] = coord[d];
+        for (int d = 0; d < s->ndim; d++) {
+            coords[i][d] = coord[d];
+            ucount[i][d] = count[d];
+            ustride[i][d] = sstride[d];
+        }
+        udst[i] = dst_off;
+        usrc[i] = src_off;
+        uwhole[i] = whole;
         sel_extent(s, src_off, sstride, count, a->m.dtype.size, &lo[i], &hi[i]);
         bool direct = whole && contiguous_in_dst(s, count);
         skip[i] = false;
@@ -369,10 +379,9 @@ static int read_group(void *vctx, size_t g, int slot)
             if ((rc = store_get_many(a->st, &reqs[k], 1)) < 0) goto out;
         }
     for (size_t i = 0; i < n; i++) {
-        int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
-        bool whole;
-        zarr_sel_unravel(s, t0 + i, j);
-        unit_geometry(r, j, coord, &dst_off, &src_off, sstride, count, &whole);
+        /* the geometry the first pass computed */
+        int64_t dst_off = udst[i], src_off = usrc[i], *sstride = ustride[i], *count = ucount[i];
+        bool whole = uwhole[i];
         if (i + 1 < n && mdata[i + 1]) { /* mapped: the next unit's first bytes on their way while this one decodes */
             size_t ahead = whole_len[i + 1] < PREFETCH ? (size_t)whole_len[i + 1] : PREFETCH;
             for (size_t b = 0; b < ahead; b += 64) __builtin_prefetch(mdata[i + 1] + b);
