@@ -92,7 +92,7 @@ static size_t copy_projection(const zc_array *a, const int64_t *from, const int6
  * source's chunks are read by parts (zarr_probe: blosc chunks big enough). A
  * task holds its block, one output chunk's write (WRITE_COPIES - 1 more
  * copies), its bookkeeping and its read. */
-static bool slice_option(const zc_array *r, size_t limit, int64_t min_tasks, int64_t *block, size_t *mem,
+static bool slice_option(const zc_array *r, size_t limit, int64_t threads, int64_t *block, size_t *mem,
                          double *cost)
 {
     const zc_array *in = r->inputs[0];
@@ -112,7 +112,7 @@ static bool slice_option(const zc_array *r, size_t limit, int64_t min_tasks, int
         ck_add_sz(fixed, (WRITE_COPIES - 1) * node_chunk_bytes(r) + TASK_BOOKKEEPING, &fixed))
         return false;
     if (!rechunk_slice_choose(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, pi.unit, fixed, limit,
-                              min_tasks, block, mem, cost))
+                              threads, block, mem, cost))
         return false;
     int64_t cb[ZC_MAX_DIMS]; /* the grouped copy's blocks are read whole (exec/run.c copy_sliced) */
     rechunk_copy_block(r->ndim, r->shape, in->chunks, r->chunks, cb);
@@ -121,7 +121,7 @@ static bool slice_option(const zc_array *r, size_t limit, int64_t min_tasks, int
 
 /* Replace a rechunk that does not fit in one copy by a chain of copies (unless a
  * single-pass sliced copy costs less: then the stage loop makes it one). */
-static int expand_rechunk(zc_array *r, size_t limit, int64_t min_tasks)
+static int expand_rechunk(zc_array *r, size_t limit, int64_t threads)
 {
     zc_array *in = r->inputs[0];
     bool same = true;
@@ -134,7 +134,7 @@ static int expand_rechunk(zc_array *r, size_t limit, int64_t min_tasks)
     size_t budget = limit, smem;
     int64_t sblock[ZC_MAX_DIMS];
     double scost = INFINITY;
-    if (!slice_option(r, limit, min_tasks, sblock, &smem, &scost)) scost = INFINITY;
+    if (!slice_option(r, limit, threads, sblock, &smem, &scost)) scost = INFINITY;
     for (int tries = 0;; tries++) {
         if ((rc = rechunk_plan_make(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, budget, &rp)) < 0) {
             if (scost < INFINITY) {
@@ -337,13 +337,13 @@ static void group_copy(plan *p, plan_stage *s)
 /* A copy stage straight from a stored source run as a single-pass sliced copy
  * (slice_option) when that costs less than the copy as planned so far (grouped,
  * one output chunk per task, or not fitting at all). */
-static void slice_copy(plan *p, plan_stage *s, int64_t min_tasks)
+static void slice_copy(plan *p, plan_stage *s, int64_t threads)
 {
     zc_array *a = s->node, *in = a->inputs[0];
     int64_t block[ZC_MAX_DIMS];
     size_t mem;
     double cost, now = INFINITY;
-    if (!slice_option(a, p->limit, min_tasks, block, &mem, &cost)) return;
+    if (!slice_option(a, p->limit, threads, block, &mem, &cost)) return;
     if (s->projected <= p->limit)
         now = rechunk_copy_cost(a->ndim, a->shape, in->chunks, a->chunks, a->itemsize, s->copy[0] > 0);
     if (cost >= now) return;
@@ -509,13 +509,10 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
     }
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
     /* multistage rechunks, then collect again */
-    /* sliced copies keep two tasks per thread: bigger blocks decode less (a run's
-     * partial blosc blocks at both ends), and the benchmark's rechunk takes 11%
-     * less CPU in 5 tasks than in 10 (2 threads: 3 rounds of 1.6x the time, as
-     * fast as 5 rounds even on an idle machine) */
-    int64_t min_tasks = 2 * (spec->nthreads > 0 ? spec->nthreads : (pool_default() ? pool_size(pool_default()) : 1));
+    /* sliced copies size their blocks for this many threads (rechunk_slice_choose) */
+    int64_t threads = spec->nthreads > 0 ? spec->nthreads : (pool_default() ? pool_size(pool_default()) : 1);
     for (int i = 0; i < l.n && rc == 0; i++)
-        if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, min_tasks);
+        if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, threads);
     l.n = 0;
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
     if (rc < 0) goto out;
@@ -573,7 +570,7 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
         if (a->kind == NODE_MATMUL) linalg_fit(a, p->limit, stage_projection);
         s->projected = stage_projection(a);
         if (s->projected <= p->limit) group_copy(p, s);
-        if (a->kind == NODE_RECHUNK) slice_copy(p, s, min_tasks);
+        if (a->kind == NODE_RECHUNK) slice_copy(p, s, threads);
         if (s->target < 0) p->intermediate_bytes += (int64_t)(node_chunk_bytes(a) * (size_t)node_nblocks(a)); /* tasks may be groups */
     }
     /* a grouped reduction runs in its group's tasks: the group's projection is what counts */

@@ -230,41 +230,71 @@ static void block_figures(int ndim, const int64_t *shape, size_t itemsize, const
     }
 }
 
+/* The cost of a block as wall time on `threads` threads: tasks run in rounds of
+ * `threads`, each round as long as a whole block, so a last round that leaves
+ * threads idle counts (5 equal tasks on 2 threads take 3 rounds: 1.2x 4 tasks'
+ * work per round, measured on the compute benchmark's rechunk). */
+static double slice_wall(int ndim, const int64_t *shape, const int64_t *block, int64_t threads, double cost)
+{
+    double vol = 1, bvol = 1, tasks = 1;
+    for (int d = 0; d < ndim; d++) {
+        vol *= (double)shape[d];
+        bvol *= (double)(block[d] < shape[d] ? block[d] : shape[d]);
+        tasks *= (double)ck_ceildiv(shape[d], block[d]);
+    }
+    double rounds = ceil(tasks / (double)threads);
+    return cost * rounds * (double)threads * bvol / vol;
+}
+
 bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
-                          size_t unit, size_t fixed_mem, size_t max_mem, int64_t min_tasks, int64_t *block,
+                          size_t unit, size_t fixed_mem, size_t max_mem, int64_t threads, int64_t *block,
                           size_t *mem, double *cost)
 {
     if (ndim < 1 || ndim > MAX_DIMS || itemsize == 0 || is_empty(ndim, shape)) return false;
-    int64_t top[MAX_DIMS];
+    if (threads < 1) threads = 1;
+    int64_t top[MAX_DIMS], nch[MAX_DIMS];
     for (int d = 0; d < ndim; d++) {
         if (shape[d] > DIM_LIMIT || from[d] < 1 || to[d] < 1 || to[d] > DIM_LIMIT) return false;
-        top[d] = to[d] * ck_ceildiv(shape[d], to[d]); /* the axis in whole output chunks */
-        block[d] = to[d] < top[d] ? to[d] : top[d];
+        nch[d] = ck_ceildiv(shape[d], to[d]);
+        top[d] = to[d] * nch[d]; /* the axis in whole output chunks */
+        block[d] = to[d];
     }
     size_t bytes;
-    int64_t tasks;
+    int64_t tasks, min_tasks = threads;
     block_figures(ndim, shape, itemsize, block, &bytes, &tasks);
     *mem = sat_add(bytes, fixed_mem);
     if (*mem > max_mem) return false;
     if (min_tasks > tasks) min_tasks = tasks;
     *cost = rechunk_slice_cost(ndim, shape, from, to, itemsize, unit, block);
+    double wall = slice_wall(ndim, shape, block, threads, *cost);
+    /* coordinate descent: grow one axis at a time to the size that lowers the
+     * wall-time cost most; sizes that split the axis into q equal pieces
+     * (q < 64), or doubling and the whole axis beyond that */
     for (int iter = 0; iter < 64 * ndim; iter++) {
         int64_t best[MAX_DIMS], cand[MAX_DIMS];
-        double bc = *cost;
+        double bw = wall, bc = *cost;
         size_t bm = 0;
         bool found = false;
         for (int d = 0; d < ndim; d++) {
             if (block[d] >= top[d]) continue;
-            for (int k = 0; k < 2; k++) { /* double the axis, or take it whole */
+            int64_t pieces = ck_ceildiv(nch[d], block[d] / to[d]);
+            int64_t q0 = pieces - 1 < 64 ? pieces - 1 : 64; /* q0 = 64: doubling */
+            for (int64_t q = q0; q >= 0; q--) {
+                int64_t size;
+                if (q == 64) size = block[d] <= top[d] / 2 ? block[d] * 2 : top[d];
+                else size = q == 0 ? top[d] : to[d] * ck_ceildiv(nch[d], q);
+                if (size <= block[d]) continue;
                 memcpy(cand, block, (size_t)ndim * sizeof *cand);
-                cand[d] = k == 0 && block[d] <= top[d] / 2 ? block[d] * 2 : top[d];
+                cand[d] = size;
                 size_t cb;
                 int64_t ct;
                 block_figures(ndim, shape, itemsize, cand, &cb, &ct);
                 size_t cm = sat_add(cb, fixed_mem);
                 if (cm > max_mem || ct < min_tasks) continue;
                 double cc = rechunk_slice_cost(ndim, shape, from, to, itemsize, unit, cand);
-                if (cc < bc) {
+                double cw = slice_wall(ndim, shape, cand, threads, cc);
+                if (cw < bw) {
+                    bw = cw;
                     bc = cc;
                     bm = cm;
                     memcpy(best, cand, (size_t)ndim * sizeof *best);
@@ -274,6 +304,7 @@ bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, c
         }
         if (!found) break;
         memcpy(block, best, (size_t)ndim * sizeof *block);
+        wall = bw;
         *cost = bc;
         *mem = bm;
     }
