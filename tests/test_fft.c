@@ -5,6 +5,7 @@
  * frequencies and shifts, plan reuse, saved plans, the memory contract and bad
  * arguments. */
 #include <complex.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
 #include <sys/resource.h>
@@ -872,5 +873,80 @@ TEST(direct_from_a_cached_source_chunk)
     zc_array_release(x);
     zc_array_release(f);
     zc_array_release(m);
+    zc_store_close(st);
+}
+
+/* Operation names of the plan of f, comma-separated, into buf. */
+static int plan_names(const zc_spec *s, zc_array *f, char *buf, size_t cap)
+{
+    char *json = NULL;
+    int rc = zc_plan_json(s, 1, &f, NULL, &json);
+    buf[0] = 0;
+    if (rc < 0) return rc;
+    int n = 0;
+    for (const char *p = json; (p = strstr(p, "\"name\": \"")); n++) {
+        p += 9;
+        size_t len = strcspn(p, "\"");
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%.*s", n ? "," : "", (int)len, p);
+    }
+    zc_free(json);
+    return n;
+}
+
+TEST(fft_reads_through_the_last_copy_of_a_multistage_rechunk)
+{
+    /* time-chunked stored input, rfft along time under a small bound: the
+     * rechunk takes two copies; the FFT reads its lines through the second (not
+     * written), and gives what it gives from a source with the axis whole */
+    int64_t shape[3] = {200, 36, 72}, src[3] = {2, 36, 72}, whole[3] = {200, 4, 72};
+    zc_array *u, *w, *s, *f, *g;
+    CHECK_OK(zc_random_uniform(3, 3, shape, src, ZC_FLOAT64, -1, 1, &u));
+    CHECK_OK(zc_random_uniform(3, 3, shape, whole, ZC_FLOAT64, -1, 1, &w)); /* same values */
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://fft-fused-rechunk", ZC_STORE_CREATE, &st));
+    zc_target t = {st, "src", "lz4", 2};
+    zc_spec sp = spec_default();
+    CHECK_OK(zc_compute(&sp, 1, &u, &t, NULL));
+    CHECK_OK(zc_from_zarr(st, "src", &s));
+    static double complex want[101 * 36 * 72], got[101 * 36 * 72];
+    CHECK_OK(zc_fft_rfft(w, -1, 0, NULL, &g));
+    CHECK_OK(zc_compute_buffer(&sp, g, want, sizeof want, NULL));
+    /* 4 MiB: two operations; 1,664 KiB: the FFT reading through the copy would
+     * need 1.8 MB per task where 1.5 MB are allowed (the plan would be refused),
+     * so the copy is written (three) */
+    const size_t mems[2] = {(size_t)4 << 20, (size_t)1664 << 10};
+    const int ops[2] = {2, 3};
+    for (int k = 0; k < 2; k++) {
+        char names[512];
+        sp.allowed_mem = mems[k];
+        sp.reserved_mem = mems[k] / 8;
+        set_fft_memory(mems[k]);
+        CHECK_OK(zc_fft_rfft(s, -1, 0, NULL, &f));
+        CHECK(plan_names(&sp, f, names, sizeof names) == ops[k]);
+        CHECK(strcmp(names, k == 0 ? "op0 rechunk,op1 rfft" : "op0 rechunk,op1 rechunk,op2 rfft") == 0);
+        zc_report *rep = NULL;
+        memset(got, 0, sizeof got);
+        CHECK_OK(zc_compute_buffer(&sp, f, got, sizeof got, &rep));
+        double e = 0;
+        for (size_t i = 0; i < 101 * 36 * 72; i++) e = fmax(e, cabs(got[i] - want[i]));
+        CHECK(e < 1e-12);
+        char *rj = NULL;
+        CHECK_OK(zc_report_json(rep, &rj));
+        json_t *rep_j = json_loads(rj, 0, NULL), *o;
+        size_t i;
+        CHECK(json_array_size(json_object_get(rep_j, "operations")) == (size_t)ops[k]);
+        json_array_foreach(json_object_get(rep_j, "operations"), i, o)
+            CHECK(json_integer_value(json_object_get(o, "measured_mem")) <=
+                  json_integer_value(json_object_get(o, "projected_mem")));
+        json_decref(rep_j);
+        zc_free(rj);
+        zc_report_free(rep);
+        zc_array_release(f);
+    }
+    set_fft_memory((size_t)2 << 30);
+    zc_array_release(g);
+    zc_array_release(s);
+    zc_array_release(w);
+    zc_array_release(u);
     zc_store_close(st);
 }
