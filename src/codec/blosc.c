@@ -112,6 +112,24 @@ static size_t le32(const unsigned char *p)
     return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
 }
 
+bool codec_blosc_parse(const void *p, size_t n, codec_blosc_header *h)
+{
+    const unsigned char *b = p;
+    if (n < CODEC_BLOSC_HEADER) return false;
+    h->version = b[0];
+    h->flags = b[2];
+    h->nbytes = le32(b + 4);
+    h->blocksize = le32(b + 8);
+    h->cbytes = le32(b + 12);
+    h->nblocks = h->blocksize ? h->nbytes / h->blocksize + (h->nbytes % h->blocksize != 0) : 0;
+    return true;
+}
+
+size_t codec_blosc_block_start(const void *p, size_t j)
+{
+    return le32((const unsigned char *)p + CODEC_BLOSC_HEADER + 4 * j);
+}
+
 /* The header's compressor format is one this blosc has. */
 static int check_format(unsigned flags)
 {

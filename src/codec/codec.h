@@ -97,6 +97,24 @@ extern const codec_type codec_bytes, codec_transpose, codec_crc32c, codec_zstd, 
 int codec_blosc_decode_range(const void *src, size_t n, void *dst, size_t cap, size_t lo, size_t hi, size_t *dlo,
                              size_t *dhi);
 
+/* The 16-byte header of a blosc1 buffer (codec/blosc.c; little endian:
+ * version, versionlz, flags, typesize, nbytes, blocksize, cbytes), for readers
+ * that fetch only some blocks of a stored chunk: unless the buffer is memcpyed
+ * (flag 0x2), the stored start of block j follows the header at 16 + 4 j, and a
+ * block's bytes end where the next one starts (the last at cbytes). */
+typedef struct {
+    unsigned version, flags;
+    size_t nbytes, blocksize, cbytes;
+    size_t nblocks; /* 0 when blocksize is 0 */
+} codec_blosc_header;
+#define CODEC_BLOSC_HEADER 16
+#define CODEC_BLOSC_MEMCPYED 0x2
+
+/* Parse the header at p (n bytes available); false if n < 16. */
+bool codec_blosc_parse(const void *p, size_t n, codec_blosc_header *h);
+/* Stored start of block j (the table must lie within the bytes at p). */
+size_t codec_blosc_block_start(const void *p, size_t j);
+
 /* ---- chain (codec/chain.c) ---- */
 
 typedef struct codec_chain codec_chain;

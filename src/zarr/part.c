@@ -33,12 +33,6 @@
 #define MIN_BLOCK ((size_t)16 << 10)     /* smaller blosc blocks: read the usual way */
 #define GAP ((size_t)64 << 10)           /* fetch the stored bytes between two needed blocks this close */
 #define KEY_LEN 1024
-#define HDR 16
-
-static size_t le32(const unsigned char *p)
-{
-    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
-}
 
 static size_t cbuf_capacity(size_t chunk) { return chunk + chunk / 16 + ((size_t)1 << 20); }
 
@@ -108,8 +102,11 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
         return 0;
     }
     if (q.status != 0) return 1; /* shorter than the prefix (a small stored chunk), or an error: usual way */
-    size_t nbytes = le32(cb + 4), bs = le32(cb + 8), cbytes = le32(cb + 12), flags = cb[2];
-    if (cb[0] != 2 || nbytes != C || cbytes < HDR || cbytes > p->cbuf_cap || bs < MIN_BLOCK) return 1;
+    codec_blosc_header h;
+    if (!codec_blosc_parse(cb, q.size, &h)) return 1;
+    size_t nbytes = h.nbytes, bs = h.blocksize, cbytes = h.cbytes;
+    if (h.version != 2 || nbytes != C || cbytes < CODEC_BLOSC_HEADER || cbytes > p->cbuf_cap || bs < MIN_BLOCK)
+        return 1;
     atomic_fetch_add(&a->chunks_read, 1);
     atomic_fetch_add(&a->bytes_read, (int64_t)q.size);
 
@@ -117,8 +114,8 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
     int qd = -1;
     for (int d = nd - 1; d >= 0 && qd < 0; d--)
         if (lo[d] != 0 || cnt[d] != a->rchunk[d]) qd = d;
-    size_t nblocks = nbytes / bs + (nbytes % bs != 0), table = HDR + 4 * nblocks;
-    bool whole = qd < 0 || nblocks == 1 || (flags & 0x2);
+    size_t nblocks = h.nblocks, table = CODEC_BLOSC_HEADER + 4 * nblocks;
+    bool whole = qd < 0 || nblocks == 1 || (h.flags & CODEC_BLOSC_MEMCPYED);
     if (!whole && table > cbytes)
         return zc__err(ZC_ECORRUPT, "array '%s': chunk '%s': blosc header declares %zu blocks, more than its %zu bytes "
                        "hold", a->path, key, nblocks, cbytes);
@@ -157,7 +154,7 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
             /* stored ranges of the needed blocks, in order (a start out of order: usual way) */
             size_t prev = table;
             for (size_t j = 0; j < nblocks; j++) {
-                size_t at = le32(cb + HDR + 4 * j);
+                size_t at = codec_blosc_block_start(cb, j);
                 if (at < prev || at >= cbytes || (j > 0 && at == prev)) return 1;
                 prev = at;
             }
@@ -170,7 +167,7 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
                 }
                 size_t j1 = j;
                 while (j1 + 1 < nblocks && need[j1 + 1]) j1++;
-                size_t b0 = le32(cb + HDR + 4 * j), b1 = j1 + 1 < nblocks ? le32(cb + HDR + 4 * (j1 + 1)) : cbytes;
+                size_t b0 = codec_blosc_block_start(cb, j), b1 = j1 + 1 < nblocks ? codec_blosc_block_start(cb, j1 + 1) : cbytes;
                 if (nq && b0 - (size_t)(reqs[nq - 1].offset + reqs[nq - 1].length) <= GAP) {
                     reqs[nq - 1].length = b1 - reqs[nq - 1].offset; /* with the gap */
                     reqs[nq - 1].buf_cap = (size_t)reqs[nq - 1].length;

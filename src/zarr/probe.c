@@ -19,11 +19,6 @@
 #define PART_BLOCK_MIN ((size_t)16 << 10) /* zarr/part.c MIN_BLOCK */
 #define KEY_LEN 1024
 
-static size_t le32(const unsigned char *p)
-{
-    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
-}
-
 int zarr_probe(zc_zarr *a, zarr_probe_info *out)
 {
     if (!a || !out) return zc__err(ZC_EINVAL, "zarr_probe: NULL argument");
@@ -32,16 +27,19 @@ int zarr_probe(zc_zarr *a, zarr_probe_info *out)
     int64_t c0[ZC_MAX_DIMS] = {0};
     char key[KEY_LEN];
     ZC_TRY(zarr_chunk_key(a, c0, key, sizeof key));
-    unsigned char head[16];
+    unsigned char head[CODEC_BLOSC_HEADER];
     store_req q = {.key = key, .offset = 0, .length = sizeof head, .buf = head, .buf_cap = sizeof head};
     int rc = store_get_many(a->st, &q, 1);
     if (rc < 0) return rc;
     if (q.status != 0 || q.size != sizeof head) return 0; /* absent (fill) or too short: nothing known */
-    size_t nbytes = le32(head + 4), bs = le32(head + 8), cbytes = le32(head + 12);
-    if (head[0] != 2 || nbytes != a->rchunk_nbytes || cbytes == 0) return 0;
-    out->ratio = (double)cbytes / (double)nbytes;
-    /* a memcpyed buffer (flag 0x2) is decoded whole; zarr/part.c reads blocks of
-     * 16 KiB or more by parts (smaller ones the usual way) */
-    if (!(head[2] & 0x2) && bs >= PART_BLOCK_MIN && bs <= nbytes && nbytes >= PART_MIN) out->unit = bs;
+    codec_blosc_header h;
+    if (!codec_blosc_parse(head, sizeof head, &h) || h.version != 2 || h.nbytes != a->rchunk_nbytes || h.cbytes == 0)
+        return 0;
+    out->ratio = (double)h.cbytes / (double)h.nbytes;
+    /* a memcpyed buffer is decoded whole; zarr/part.c reads blocks of 16 KiB or
+     * more by parts (smaller ones the usual way) */
+    if (!(h.flags & CODEC_BLOSC_MEMCPYED) && h.blocksize >= PART_BLOCK_MIN && h.blocksize <= h.nbytes &&
+        h.nbytes >= PART_MIN)
+        out->unit = h.blocksize;
     return 0;
 }

@@ -134,11 +134,6 @@ static int check_ranges(const read_ctx *r, const store_req *q, size_t nq)
     return 0;
 }
 
-static size_t le32(const unsigned char *p)
-{
-    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
-}
-
 /* Bytes [lo, hi) of a blosc chunk whose first bytes (header and block starts)
  * are in q: fetch only the stored bytes of the blocks that hold them, placed
  * at their offsets in a buffer of the chunk's stored size (the rest of it is
@@ -156,18 +151,19 @@ static int read_blocks(const read_ctx *r, const store_req *q, uint64_t whole_len
     unsigned char *buf = NULL;
     int rc = 0;
     store_req seg = {.key = q->key};
-    if (n >= 16 && p[0] == 2 && !(p[2] & 0x2)) {
-        size_t nbytes = le32(p + 4), bs = le32(p + 8), cbytes = le32(p + 12);
-        size_t nblocks = bs ? nbytes / bs + (nbytes % bs != 0) : 0, table = 16 + 4 * nblocks;
+    codec_blosc_header h;
+    if (codec_blosc_parse(p, n, &h) && h.version == 2 && !(h.flags & CODEC_BLOSC_MEMCPYED)) {
+        size_t nbytes = h.nbytes, bs = h.blocksize, cbytes = h.cbytes;
+        size_t nblocks = h.nblocks, table = CODEC_BLOSC_HEADER + 4 * nblocks;
         size_t j0 = bs ? lo / bs : 0, j1 = bs ? (hi - 1) / bs : 0;
         bool sized = whole_len == STORE_TO_END ? (q->total == 0 || q->total == cbytes) : whole_len == cbytes;
         if (nbytes == a->rchunk_nbytes && bs && table <= n && sized && !(j0 == 0 && j1 + 1 == nblocks) &&
             cbytes <= a->rchunk_nbytes * 2 + (1u << 20)) {
             size_t s0 = cbytes, s1 = table;
             for (size_t j = j0; j <= j1; j++) {
-                size_t at = le32(p + 16 + 4 * j), end = cbytes;
+                size_t at = codec_blosc_block_start(p, j), end = cbytes;
                 for (size_t k = 0; k < nblocks; k++) {
-                    size_t b = le32(p + 16 + 4 * k);
+                    size_t b = codec_blosc_block_start(p, k);
                     if (b > at && b < end) end = b;
                 }
                 if (at < s0) s0 = at;
