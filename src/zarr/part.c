@@ -66,6 +66,15 @@ static int fetch(zc_zarr *a, const char *key, store_req *q, size_t n)
     return 0;
 }
 
+/* The next run [*j, *j1] of needed blocks at or after *j; false when none is left. */
+static bool next_run(const unsigned char *need, size_t nblocks, size_t *j, size_t *j1)
+{
+    while (*j < nblocks && !need[*j]) (*j)++;
+    if (*j >= nblocks) return false;
+    for (*j1 = *j; *j1 + 1 < nblocks && need[*j1 + 1];) (*j1)++;
+    return true;
+}
+
 int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const int64_t *cnt, void *dst,
                    const int64_t *dstride, zarr_part *p)
 {
@@ -160,13 +169,7 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
             }
             store_req reqs[64];
             size_t nq = 0, s1 = table;
-            for (size_t j = 0; j < nblocks;) {
-                if (!need[j]) {
-                    j++;
-                    continue;
-                }
-                size_t j1 = j;
-                while (j1 + 1 < nblocks && need[j1 + 1]) j1++;
+            for (size_t j = 0, j1 = 0; next_run(need, nblocks, &j, &j1); j = j1 + 1) {
                 size_t b0 = codec_blosc_block_start(cb, j), b1 = j1 + 1 < nblocks ? codec_blosc_block_start(cb, j1 + 1) : cbytes;
                 if (nq && b0 - (size_t)(reqs[nq - 1].offset + reqs[nq - 1].length) <= GAP) {
                     reqs[nq - 1].length = b1 - reqs[nq - 1].offset; /* with the gap */
@@ -180,23 +183,15 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
                                              .buf_cap = b1 - b0};
                 }
                 if (b1 > s1) s1 = b1;
-                j = j1 + 1;
             }
             ZC_TRY(fetch(a, key, reqs, nq));
             /* the decoder may read only [0, s1) */
             for (int b = 0; b < 4; b++) cb[12 + b] = (unsigned char)(s1 >> (8 * b));
-            for (size_t j = 0; j < nblocks;) {
-                if (!need[j]) {
-                    j++;
-                    continue;
-                }
-                size_t j1 = j;
-                while (j1 + 1 < nblocks && need[j1 + 1]) j1++;
+            for (size_t j = 0, j1 = 0; next_run(need, nblocks, &j, &j1); j = j1 + 1) {
                 size_t dlo, dhi, hi = (j1 + 1) * bs < nbytes ? (j1 + 1) * bs : nbytes;
                 rc = codec_blosc_decode_range(cb, s1, p->scratch, C, j * bs, hi, &dlo, &dhi);
                 if (rc < 0) return zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, key);
                 if (!dhi) return 1;
-                j = j1 + 1;
             }
         }
     }
