@@ -3,7 +3,9 @@
  * One pool task per touched chunk (or per touched shard). A chunk the
  * selection covers whole (up to the array's edge) starts from the fill value
  * (its padding past the edge; a chunk inside the array is overwritten whole);
- * one covered in part is read and decoded first (read-modify-write). A chunk
+ * one covered in part is read and decoded first (read-modify-write). A covered
+ * chunk laid out in the caller's buffer as it is in the chunk is encoded from
+ * there, and an uncompressed one stored from there, without a copy. A chunk
  * that ends up all fill value is erased unless write_empty_chunks is set.
  * A shard is rebuilt whole: touched inner chunks are re-encoded, the others'
  * bytes are carried over, and the new object replaces the old one atomically.
@@ -87,6 +89,18 @@ static int merge_unit(write_ctx *w, const int64_t *j, unsigned char *buf, const 
     return 0;
 }
 
+/* The caller's data for a chunk it covers whole (no edge padding) is the chunk
+ * itself when their layouts agree: encode it from there, with no copy. */
+static bool in_place(const write_ctx *w, const int64_t *count, bool covers)
+{
+    if (!covers) return false;
+    for (int d = 0; d < w->s.ndim; d++) {
+        if (count[d] != w->a->rchunk[d]) return false;
+        if (count[d] > 1 && w->s.cstride[d] != w->s.ostride[d]) return false;
+    }
+    return true;
+}
+
 static unsigned char *slot_buf(write_ctx *w, int slot)
 {
     if (!w->scratch[slot]) w->scratch[slot] = zc__malloc(w->a->rchunk_nbytes);
@@ -103,24 +117,33 @@ static int write_chunk(void *vctx, size_t t, int slot)
     zarr_sel_unravel(&w->s, t, j);
     geometry(w, j, coord, &so, &co, cs, cnt, &covers);
     ZC_TRY(zarr_chunk_key(a, coord, key, sizeof key));
-    unsigned char *buf = slot_buf(w, slot);
-    if (!buf) return ZC_ENOMEM;
-    void *old = NULL;
-    size_t old_size = 0;
-    if (!covers) {
-        int rc = store_get(a->st, key, &old, &old_size);
-        if (rc < 0 && rc != ZC_ENOENT) return zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, key);
+    const unsigned char *data = in_place(w, cnt, covers) ? w->src + so : NULL;
+    if (!data) {
+        unsigned char *buf = slot_buf(w, slot);
+        if (!buf) return ZC_ENOMEM;
+        void *old = NULL;
+        size_t old_size = 0;
+        if (!covers) {
+            int rc = store_get(a->st, key, &old, &old_size);
+            if (rc < 0 && rc != ZC_ENOENT) return zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, key);
+        }
+        char what[KEY_LEN + 16];
+        snprintf(what, sizeof what, "chunk '%s'", key);
+        int rc = merge_unit(w, j, buf, old, old_size, what);
+        zc__free(old);
+        ZC_TRY(rc);
+        data = buf;
     }
-    char what[KEY_LEN + 16];
-    snprintf(what, sizeof what, "chunk '%s'", key);
-    int rc = merge_unit(w, j, buf, old, old_size, what);
-    zc__free(old);
-    ZC_TRY(rc);
-    if (!a->write_empty_chunks && zarr_is_fill(a, buf, a->rchunk_nbytes)) return store_erase(a->st, key);
-    zc_buf enc = {0};
-    rc = codec_chain_encode(a->chain, buf, a->rchunk_nbytes, &enc);
-    if (rc == 0) rc = store_put(a->st, key, enc.data, enc.size);
-    buf_free(&enc);
+    if (!a->write_empty_chunks && zarr_is_fill(a, data, a->rchunk_nbytes)) return store_erase(a->st, key);
+    int rc;
+    if (codec_chain_is_identity(a->chain)) {
+        rc = store_put(a->st, key, data, a->rchunk_nbytes); /* stored bytes are the decoded bytes */
+    } else {
+        zc_buf enc = {0};
+        rc = codec_chain_encode(a->chain, data, a->rchunk_nbytes, &enc);
+        if (rc == 0) rc = store_put(a->st, key, enc.data, enc.size);
+        buf_free(&enc);
+    }
     if (rc < 0) return zc__err_wrap(rc, "array '%s': writing chunk '%s'", a->path, key);
     return 0;
 }
