@@ -471,7 +471,13 @@ int fftn_region(zc_array *a, const zc_range *sel, void *outv)
                 unsigned char *dst = out + (size_t)(q * g.I) * es;
                 const unsigned char *src = wout + (size_t)k * es;
                 size_t ls = (size_t)lout * es;
-                for (int64_t b = 0; b < nb; b++) memcpy(dst + (size_t)obase[b] * es, src + (size_t)b * ls, es);
+                /* constant sizes: element moves, not a library call per element */
+                if (es == 16)
+                    for (int64_t b = 0; b < nb; b++) memcpy(dst + (size_t)obase[b] * 16, src + (size_t)b * ls, 16);
+                else if (es == 8)
+                    for (int64_t b = 0; b < nb; b++) memcpy(dst + (size_t)obase[b] * 8, src + (size_t)b * ls, 8);
+                else
+                    for (int64_t b = 0; b < nb; b++) memcpy(dst + (size_t)obase[b] * es, src + (size_t)b * ls, es);
             }
             if (s != 1)
                 for (int64_t q = 0; q < g.K; q++)
