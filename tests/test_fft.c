@@ -4,10 +4,14 @@
  * a small zc_fft_set_memory, with recursion), float32 and float64; round trips,
  * frequencies and shifts, plan reuse, saved plans, the memory contract and bad
  * arguments. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <complex.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -949,4 +953,91 @@ TEST(fft_reads_through_the_last_copy_of_a_multistage_rechunk)
     zc_array_release(w);
     zc_array_release(u);
     zc_store_close(st);
+}
+
+static int files_seen;
+static int count_file(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    if (flag == FTW_F && strcmp(path + ftw->base, "zarr.json") != 0) files_seen++;
+    return 0;
+}
+
+typedef struct {
+    const char *op0;
+    int64_t fft_op;
+    int at_half, at_end; /* op0's chunk files when half / all the FFT's tasks were done (-1: not seen) */
+} consume_probe;
+
+static int consume_seen(const zc_progress *pr, void *ctx)
+{
+    consume_probe *e = ctx;
+    if (pr->op != e->fft_op || (pr->done != pr->total / 2 && pr->done != pr->total)) return 0;
+    files_seen = 0;
+    nftw(e->op0, count_file, 8, FTW_PHYS);
+    *(pr->done == pr->total ? &e->at_end : &e->at_half) = files_seen;
+    return 0;
+}
+
+TEST(fft_erases_the_intermediate_it_reads_as_it_goes)
+{
+    /* rfft along time of a time-chunked source: op0 rechunks into the work
+     * directory, op1 (the FFT) is its only reader and erases each of its
+     * chunks once the tasks that read it are done; with resume it keeps them */
+    char dir[] = "/tmp/zc_fft_eat_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    int64_t shape[3] = {200, 36, 72}, src[3] = {2, 36, 72}, whole[3] = {200, 4, 72};
+    zc_array *u, *w, *x, *f, *g;
+    CHECK_OK(zc_random_uniform(5, 3, shape, src, ZC_FLOAT64, -1, 1, &u));
+    CHECK_OK(zc_random_uniform(5, 3, shape, whole, ZC_FLOAT64, -1, 1, &w)); /* same values */
+    zc_target t = {st, "src", "lz4", 2};
+    zc_spec sp = spec_default();
+    CHECK_OK(zc_compute(&sp, 1, &u, &t, NULL));
+    CHECK_OK(zc_from_zarr(st, "src", &x));
+    static double complex want[101 * 36 * 72], got[101 * 36 * 72];
+    CHECK_OK(zc_fft_rfft(w, -1, 0, NULL, &g));
+    CHECK_OK(zc_compute_buffer(&sp, g, want, sizeof want, NULL));
+    char work[600], op0[700];
+    snprintf(work, sizeof work, "%s/work", dir);
+    snprintf(op0, sizeof op0, "%s/op0", work);
+    sp.allowed_mem = (size_t)2 << 20;
+    sp.reserved_mem = 0;
+    sp.cache_mem = 0;
+    sp.work_dir = work;
+    set_fft_memory(sp.allowed_mem);
+    CHECK_OK(zc_fft_rfft(x, -1, 0, NULL, &f));
+    char names[512];
+    CHECK(plan_names(&sp, f, names, sizeof names) == 2);
+    CHECK(strcmp(names, "op0 rechunk,op1 rfft") == 0);
+    for (int resume = 0; resume < 2; resume++) {
+        consume_probe e = {op0, 1, -1, -1};
+        sp.progress = consume_seen;
+        sp.progress_ctx = &e;
+        sp.resume = resume;
+        zc_target out = {st, resume ? "f1" : "f0", "none", 3};
+        CHECK_OK(zc_compute(&sp, 1, &f, &out, NULL));
+        printf("rfft, resume %d: op0 chunk files at half the FFT %d, at its end %d\n", resume, e.at_half, e.at_end);
+        CHECK(e.at_half > 0);
+        CHECK(resume ? e.at_end == e.at_half : e.at_end == 0 && e.at_half < 36 * 100);
+        zc_zarr *z;
+        CHECK_OK(zc_zarr_open(st, out.path, &z));
+        memset(got, 0, sizeof got);
+        CHECK_OK(zc_zarr_read(z, NULL, got, sizeof got));
+        zc_zarr_close(z);
+        double e2 = 0;
+        for (size_t i = 0; i < 101 * 36 * 72; i++) e2 = fmax(e2, cabs(got[i] - want[i]));
+        CHECK(e2 < 1e-12);
+    }
+    set_fft_memory((size_t)2 << 30);
+    zc_array_release(f);
+    zc_array_release(g);
+    zc_array_release(x);
+    zc_array_release(w);
+    zc_array_release(u);
+    zc_store_close(st);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
 }

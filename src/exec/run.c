@@ -5,7 +5,8 @@
  * reduction round, accumulating its group of input blocks one at a time) and
  * writes it to the stage's Zarr array: the target for outputs, the work
  * directory for intermediates. With resume, a task whose chunk is already
- * stored is skipped. Intermediates are removed at the end unless resume is set.
+ * stored is skipped. Intermediates are removed at the end unless resume is set;
+ * an FFT that is the only reader of one erases its chunks as it goes (consumable).
  *
  * A group of first reduction rounds (plan_stage.group) runs as its first
  * stage's tasks: each task reads every distinct input block of the group once
@@ -58,6 +59,10 @@ typedef struct {
     int64_t first;     /* task i runs block first + i */
     zc_array *dnode;   /* the output node written into dst instead of its array (zc_compute_buffer) */
     unsigned char *dst;
+    /* an FFT stage erasing the intermediate it reads as it goes (consumable):
+     * left[c] = its tasks yet to read chunk c of `eat` */
+    zc_array *eat;
+    atomic_int *left;
 } stage_ctx;
 
 /* Byte offset in a C-order buffer of a's shape of block sel when the block is one
@@ -562,6 +567,103 @@ static bool may_erase_input(const plan *p, int k)
     return true;
 }
 
+/* An FFT stage k that is the only reader of an intermediate (read through
+ * unmaterialized rechunks, which keep coordinates) may erase each of its
+ * chunks once every task that reads it is done: the intermediate then never
+ * takes the whole array's space, and the output's writes reuse its pages
+ * (rfft along time of the FFT benchmark writes 2 GB of each). The intermediate
+ * read by stage k's node, or NULL. */
+static zc_array *consumable(const plan *p, int k)
+{
+    const zc_array *a = p->stages[k].node;
+    if (a->kind != NODE_FFT || a->ninputs != 1) return NULL;
+    zc_array *in = a->inputs[0];
+    while (in->kind == NODE_RECHUNK && in->stage < 0 && in->ninputs == 1) in = in->inputs[0];
+    if (in->stage < 0 || !in->mat || in->mat->m.sharded || p->stages[in->stage].target >= 0 || in->ndim != a->ndim)
+        return NULL;
+    for (int j = 0; j < p->nstages; j++)
+        if (j != k && reads(p->stages[j].node, in)) return NULL;
+    return in;
+}
+
+/* The chunks of c->eat a task of block sel reads: sel, along the FFT axis all
+ * of it (a superset of what it reads: counted and released alike). */
+static void eaten_box(const stage_ctx *c, const zc_range *sel, int64_t *lo, int64_t *hi)
+{
+    const zc_array *in = c->eat;
+    for (int d = 0; d < in->ndim; d++) {
+        bool all = d == c->s->node->p.fft.axis;
+        int64_t start = all ? 0 : sel[d].start, stop = all ? in->shape[d] : sel[d].stop;
+        lo[d] = start / in->chunks[d];
+        hi[d] = stop > start ? ck_ceildiv(stop, in->chunks[d]) : lo[d];
+    }
+}
+
+/* Chunk index (C order) of chunk coordinates ic of c->eat. */
+static int64_t eaten_index(const zc_array *in, const int64_t *ic)
+{
+    int64_t idx = 0;
+    for (int d = 0; d < in->ndim; d++) idx = idx * ck_ceildiv(in->shape[d], in->chunks[d]) + ic[d];
+    return idx;
+}
+
+/* c->left: for every chunk of c->eat, the tasks of the stage whose box holds
+ * it. Off (c->eat NULL) when the chunks are too many to count. */
+static int count_readers(stage_ctx *c)
+{
+    const zc_array *in = c->eat, *a = c->s->node;
+    int64_t nch = 1;
+    for (int d = 0; d < in->ndim; d++) {
+        if (in->chunks[d] < 1 || a->chunks[d] < 1) return 0;
+        nch *= ck_ceildiv(in->shape[d], in->chunks[d]);
+        if (nch > (1 << 24)) {
+            c->eat = NULL;
+            return 0;
+        }
+    }
+    if (!(c->left = zc__calloc((size_t)(nch ? nch : 1), sizeof *c->left))) return ZC_ENOMEM;
+    int64_t ic[ZC_MAX_DIMS];
+    for (int64_t i = 0; i < nch; i++) {
+        int64_t r = i, readers = 1;
+        for (int d = in->ndim - 1; d >= 0; d--) {
+            int64_t n = ck_ceildiv(in->shape[d], in->chunks[d]);
+            ic[d] = r % n;
+            r /= n;
+        }
+        for (int d = 0; d < in->ndim; d++) {
+            int64_t nb = ck_ceildiv(a->shape[d], a->chunks[d]), lo = ic[d] * in->chunks[d];
+            int64_t hi = (ic[d] + 1) * in->chunks[d] < in->shape[d] ? (ic[d] + 1) * in->chunks[d] : in->shape[d];
+            /* along the axis every block reads every chunk; else the blocks overlapping it */
+            readers *= d == a->p.fft.axis ? nb : (hi - 1) / a->chunks[d] - lo / a->chunks[d] + 1;
+        }
+        atomic_init(&c->left[i], (int)(readers < INT32_MAX ? readers : INT32_MAX));
+    }
+    return 0;
+}
+
+/* Task of block sel done: the chunks no other task will read are erased. */
+static void consumed(stage_ctx *c, const zc_range *sel)
+{
+    int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
+    eaten_box(c, sel, lo, hi);
+    for (int d = 0; d < c->eat->ndim; d++) {
+        if (hi[d] <= lo[d]) return;
+        ic[d] = lo[d];
+    }
+    for (;;) {
+        char key[1024];
+        if (atomic_fetch_sub(&c->left[eaten_index(c->eat, ic)], 1) == 1 &&
+            zarr_chunk_key(c->eat->mat, ic, key, sizeof key) == 0)
+            store_erase(c->eat->mat->st, key);
+        int d = c->eat->ndim - 1;
+        for (; d >= 0; d--) {
+            if (++ic[d] < hi[d]) break;
+            ic[d] = lo[d];
+        }
+        if (d < 0) return;
+    }
+}
+
 /* A task's block of the output of zc_compute_buffer (kind REDUCE: output block b),
  * computed in place in dst when it is a contiguous run of it. */
 static int direct_block(stage_ctx *c, zc_array *a, const zc_range *sel, int64_t b)
@@ -617,13 +719,18 @@ static int run_task(stage_ctx *c, int64_t b)
         }
     }
     if (c->s->group == c->index) return reduce_group_block(c, b);
-    if (a == c->dnode) return direct_block(c, a, sel, b);
-    size_t nbytes = node_region_bytes(a, sel);
-    void *buf = zc__malloc(nbytes ? nbytes : 1);
-    if (!buf) return ZC_ENOMEM;
-    int rc = a->kind == NODE_REDUCE ? reduce_block(a, b, buf) : node_compute_region(a, sel, buf);
-    if (rc == 0) rc = zc_zarr_write(a->mat, sel, buf, nbytes);
-    zc__free(buf);
+    int rc;
+    if (a == c->dnode) {
+        rc = direct_block(c, a, sel, b);
+    } else {
+        size_t nbytes = node_region_bytes(a, sel);
+        void *buf = zc__malloc(nbytes ? nbytes : 1);
+        if (!buf) return ZC_ENOMEM;
+        rc = a->kind == NODE_REDUCE ? reduce_block(a, b, buf) : node_compute_region(a, sel, buf);
+        if (rc == 0) rc = zc_zarr_write(a->mat, sel, buf, nbytes);
+        zc__free(buf);
+    }
+    if (rc == 0 && c->eat) consumed(c, sel);
     return rc;
 }
 
@@ -757,7 +864,8 @@ int exec_open(plan *p, const zc_target *targets, zc_store *work)
 }
 
 /* Tasks first..last-1 of stage k; dnode, if not NULL, is written into dst (zc_compute_buffer). */
-static int run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *spec, zc_array *dnode, void *dst)
+static int run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *spec, zc_array *dnode, void *dst,
+                     zc_array *eat)
 {
     const exec_backend *ex;
     ZC_TRY(exec_find(spec->executor, &ex));
@@ -765,7 +873,9 @@ static int run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec 
     if (s->group >= 0 && s->group != k) return 0; /* its tasks are those of its group's first stage */
     if (first < 0) first = 0;
     if (last > s->tasks || last < 0) last = s->tasks;
-    stage_ctx c = {.p = p, .s = s, .spec = spec, .index = k, .first = first, .dnode = dnode, .dst = dst};
+    stage_ctx c = {.p = p, .s = s, .spec = spec, .index = k, .first = first, .dnode = dnode, .dst = dst,
+                   .eat = first == 0 && last == s->tasks ? eat : NULL}; /* a slice of tasks cannot count readers */
+    if (c.eat) ZC_TRY(count_readers(&c));
     atomic_init(&c.done, 0);
     atomic_init(&c.skipped, 0);
     atomic_init(&c.measured, 0);
@@ -783,12 +893,13 @@ static int run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec 
     if (atomic_load(&c.measured) > s->measured) s->measured = atomic_load(&c.measured);
     s->skipped += atomic_load(&c.skipped);
     pthread_mutex_destroy(&c.progress_lock);
+    zc__free(c.left);
     return rc;
 }
 
 int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *spec)
 {
-    return run_stage(p, k, first, last, spec, NULL, NULL);
+    return run_stage(p, k, first, last, spec, NULL, NULL, NULL);
 }
 
 void exec_finish(plan *p)
@@ -859,7 +970,8 @@ static int compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc
                                         work, j, spec->resume);
         if (rc == 0) {
             s->erase_input = !spec->resume && may_erase_input(&p, k);
-            rc = run_stage(&p, k, 0, s->tasks, spec, dst ? dnode : NULL, dst);
+            rc = run_stage(&p, k, 0, s->tasks, spec, dst ? dnode : NULL, dst,
+                           spec->resume ? NULL : consumable(&p, k));
         }
     }
     double total = now() - t0;
