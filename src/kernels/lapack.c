@@ -20,8 +20,20 @@
 #include "core/alloc.h"
 #include "core/error.h"
 
+/* One OpenBLAS thread: the tasks are the threads. OpenBLAS (pthreads build)
+ * starts its server threads when it is loaded, and an idle one spins on
+ * sched_yield for its timeout (2^28 cycles, ~0.1 s) before it sleeps: CPU
+ * taken from the tasks while the first stage runs (8% of a randomized SVD's
+ * samples on 2 cores). With one thread they have nothing to do, so they are
+ * stopped (blas_thread_shutdown_, the hook OpenBLAS runs before a fork; a
+ * later multithreaded call starts them again). Weak: other BLAS lack it. */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void set_threads(void) { openblas_set_num_threads(1); }
+static void set_threads(void)
+{
+    openblas_set_num_threads(1);
+    if (blas_thread_shutdown_) blas_thread_shutdown_();
+}
 void la_init(void) { pthread_once(&once, set_threads); }
 
 /* An m×n matrix whose dims and element count fit LAPACK's 32-bit ints (the

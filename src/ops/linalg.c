@@ -16,6 +16,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/pool.h"
+#include "kernels/lapack.h"
 #include "kernels/matmul.h"
 #include "ops/linalg.h"
 
@@ -54,6 +55,7 @@ static int replace(zc_array **x, int rc, zc_array *const *next)
 /* The MATMUL node over A (..., M, K) and B (..., K, N) of dtype cd (shapes checked). */
 static int matmul_node(zc_array *A, zc_array *B, zc_dtype cd, zc_array **out)
 {
+    la_init(); /* now, while the plan is built: OpenBLAS's idle threads stopped before any task runs */
     int nba = A->ndim - 2, nbb = B->ndim - 2, nb = nba > nbb ? nba : nbb, nd = nb + 2;
     int64_t shape[ZC_MAX_DIMS], chunks[ZC_MAX_DIMS];
     size_t isz = A->itemsize;

@@ -19,6 +19,7 @@ static const char *const NAMES[LA_NOPS] = {
 int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
                 zc_array *const *inputs, int64_t band, int64_t group, zc_array **out)
 {
+    la_init(); /* now, while the plan is built: OpenBLAS's idle threads stopped before any task runs */
     ZC_TRY(node_new(NODE_DECOMP, ndim, shape, chunks, dtype, ninputs, inputs, out));
     (*out)->p.decomp.op = (int)op;
     (*out)->p.decomp.band = band;
