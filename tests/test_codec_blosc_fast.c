@@ -144,3 +144,88 @@ TEST(blosc_fast_blocksize_above_nbytes)
     CHECK(!memcmp(out, orig, NB));
     CHECK(zc__alloc_peak() < ((size_t)1 << 20));
 }
+
+/* codec_blosc_fast_scatter over chunks of many blocks: random boxes (steps on
+ * the outer dims, rows of 16+ items) of a (8, 64, 150) chunk of 2-, 4- and
+ * 8-byte items in blocks of 64 KiB (what libblosc 1.21 makes of a small forced
+ * size; rows cut by block boundaries, short last blocks) and in one block, into
+ * a padded destination, with and
+ * without non-temporal stores, aligned and not: every selected item lands in
+ * place, nothing else in dst is written. Corrupt bytes in a chunk never crash
+ * (ASan build) and leave the outside of the selection untouched. */
+TEST(blosc_fast_scatter_many_blocks)
+{
+    enum { D0 = 8, D1 = 64, D2 = 150, P = 3 }; /* P: padding of dst on each side of each dim */
+    static const size_t tss[] = {2, 4, 8}, forced[] = {1024, 4096, 0};
+    int done = 0, multi = 0;
+    for (size_t ti = 0; ti < 3; ti++)
+        for (size_t fi = 0; fi < 3; fi++) {
+            size_t ts = tss[ti], n = (size_t)D0 * D1 * D2 * ts;
+            unsigned char *src = malloc(n), *c = malloc(n + 16), *tmp = malloc(n), *bad = malloc(n + 16);
+            fill(src, n, (int)(fi % 3 == 2 ? 2 : 0));
+            int cl = blosc_compress_ctx(5, BLOSC_SHUFFLE, (int)ts, n, src, c, n + 16, "lz4", forced[fi], 1);
+            CHECK(cl > 0 && !(c[2] & 0x2));
+            size_t bs = le32(c + 8);
+            if (bs < n) multi++;
+            for (int round = 0; round < 60; round++) {
+                int64_t lo[3], cnt[3], step[3], dim[3] = {D0, D1, D2}, sstride[3], dstride[3], odim[3];
+                for (int d = 0; d < 3; d++) {
+                    step[d] = d < 2 && rnd() % 3 == 0 ? 1 + (int64_t)(rnd() % 3) : 1;
+                    lo[d] = d == 2 ? (int64_t)(rnd() % (D2 - 16 + 1)) : (int64_t)(rnd() % (uint64_t)dim[d]);
+                    int64_t maxc = (dim[d] - lo[d] + step[d] - 1) / step[d];
+                    cnt[d] = d == 2 ? 16 + (int64_t)(rnd() % (uint64_t)(dim[d] - lo[d] - 16 + 1))
+                                    : 1 + (int64_t)(rnd() % (uint64_t)maxc);
+                    odim[d] = cnt[d] + 2 * P;
+                }
+                int64_t cs[3] = {D1 * D2 * (int64_t)ts, D2 * (int64_t)ts, (int64_t)ts};
+                dstride[2] = (int64_t)ts;
+                dstride[1] = odim[2] * dstride[2];
+                dstride[0] = odim[1] * dstride[1];
+                for (int d = 0; d < 3; d++) sstride[d] = cnt[d] > 1 ? cs[d] * step[d] : 0;
+                int64_t src_off = lo[0] * cs[0] + lo[1] * cs[1] + lo[2] * cs[2];
+                size_t on = (size_t)(odim[0] * dstride[0]) + 16;
+                unsigned char *out = malloc(on), *want = malloc(on), *mask = calloc(on, 1);
+                size_t shift = rnd() % 2 ? 0 : ts; /* dst not 16-aligned: the plain stores */
+                memset(out, 0xcc, on);
+                memset(want, 0xcc, on);
+                unsigned char *o = out + shift + (size_t)(P * (dstride[0] + dstride[1] + dstride[2]));
+                unsigned char *w = want + shift + (size_t)(P * (dstride[0] + dstride[1] + dstride[2]));
+                for (int64_t a = 0; a < cnt[0]; a++)
+                    for (int64_t b = 0; b < cnt[1]; b++)
+                    {
+                        memcpy(w + a * dstride[0] + b * dstride[1], src + src_off + a * sstride[0] + b * sstride[1],
+                               (size_t)cnt[2] * ts);
+                        memset(mask + (w - want) + a * dstride[0] + b * dstride[1], 1, (size_t)cnt[2] * ts);
+                    }
+                bool stream = rnd() % 2;
+                int r = codec_blosc_fast_scatter(c, (size_t)cl, n, ts, tmp, o, dstride, sstride, cnt, 3, src_off,
+                                                 stream);
+                CHECK(r == 1);
+                if (r == 1 && memcmp(out, want, on)) {
+                    fprintf(stderr, "ts %zu bs %zu lo %lld,%lld,%lld cnt %lld,%lld,%lld stream %d differs\n", ts, bs,
+                            (long long)lo[0], (long long)lo[1], (long long)lo[2], (long long)cnt[0],
+                            (long long)cnt[1], (long long)cnt[2], stream);
+                    CHECK(0);
+                }
+                done += r == 1;
+                /* corrupt bytes after the header: 0 or 1, and never a write outside the selection */
+                memcpy(bad, c, (size_t)cl);
+                for (int k = 0; k < 3; k++) bad[16 + rnd() % ((size_t)cl - 16)] = (unsigned char)rnd();
+                memset(out, 0xcc, on);
+                r = codec_blosc_fast_scatter(bad, (size_t)cl, n, ts, tmp, o, dstride, sstride, cnt, 3, src_off, stream);
+                CHECK(r == 0 || r == 1);
+                size_t outside = 0;
+                for (size_t k = 0; k < on; k++) outside += !mask[k] && out[k] != 0xcc;
+                CHECK(outside == 0);
+                free(out);
+                free(want);
+                free(mask);
+            }
+            free(src);
+            free(c);
+            free(tmp);
+            free(bad);
+        }
+    CHECK(done == 3 * 3 * 60);
+    CHECK(multi == 6);
+}

@@ -10,7 +10,10 @@
  * block buffer that is then unshuffled into the destination; with shuffle, a
  * stream stored as is (incompressible byte plane) is unshuffled from the
  * source, not copied first. codec_blosc_fast_scatter unshuffles only the
- * items of a selection, straight into a strided destination.
+ * items of a selection, straight into a strided destination, one block at a
+ * time (the block's planes stay in cache; blocks without a selected item are
+ * skipped), with non-temporal stores when the destination is far bigger than
+ * the cache.
  *
  * Block layout (blosc1, header in blosc.c): block j starts at bstarts[j]; it
  * holds nsplits streams, each a LE32 compressed length then the bytes (a length
@@ -112,6 +115,35 @@ static void unshuffle_items(unsigned char *dst, const unsigned char *const *p, s
 #endif
     for (; i < end; i++)
         for (size_t k = 0; k < ts; k++) dst[i * ts + k] = p[k][i];
+}
+
+/* unshuffle_items for a destination that will not be read soon (a read much
+ * bigger than the cache): 4-byte items, 64 bytes at a time with non-temporal
+ * stores, which skip reading each destination line before writing it. The
+ * caller ends with _mm_sfence. */
+static void unshuffle_items_nt(unsigned char *dst, const unsigned char *const *p, size_t ts, size_t i0, size_t cnt)
+{
+#if defined(__SSE2__)
+    if (ts == 4 && !((uintptr_t)dst & 15)) {
+        const unsigned char *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3];
+        size_t i = i0, end = i0 + cnt;
+        unsigned char *o = dst - 4 * i0;
+        for (; i + 16 <= end; i += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(p0 + i)), b = _mm_loadu_si128((const __m128i *)(p1 + i));
+            __m128i c = _mm_loadu_si128((const __m128i *)(p2 + i));
+            __m128i d = _mm_loadu_si128((const __m128i *)(p3 + i));
+            __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
+            __m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
+            _mm_stream_si128((__m128i *)(o + 4 * i), _mm_unpacklo_epi16(ab0, cd0));
+            _mm_stream_si128((__m128i *)(o + 4 * i + 16), _mm_unpackhi_epi16(ab0, cd0));
+            _mm_stream_si128((__m128i *)(o + 4 * i + 32), _mm_unpacklo_epi16(ab1, cd1));
+            _mm_stream_si128((__m128i *)(o + 4 * i + 48), _mm_unpackhi_epi16(ab1, cd1));
+        }
+        if (i < end) unshuffle_items(o + 4 * i, p, ts, i, end - i);
+        return;
+    }
+#endif
+    unshuffle_items(dst, p, ts, i0, cnt);
 }
 
 /* Decode one block of `size` bytes starting at src[at] into out. 1 done, 0 decline. */
@@ -262,18 +294,67 @@ static void short_runs4(unsigned char *dst, const unsigned char *const *p, size_
 }
 #endif
 
+/* Several blocks: the selection's runs in stored order (they only move
+ * forward), each block decoded into tmp (block-sized, so it stays in cache)
+ * when the first run that needs it comes, its items unshuffled straight into
+ * place; blocks no run needs are not decoded. A run across a block boundary
+ * is cut there. 1 done, 0 decline (some selected items may be in place). */
+static int scatter_blocks(const unsigned char *src, size_t n, unsigned flags, size_t ts, size_t nbytes, size_t bs,
+                          size_t nblocks, unsigned char *tmp, unsigned char *dst, const int64_t *cnt, const int64_t *ds,
+                          const int64_t *ss, int outer, size_t run, int64_t so, bool stream)
+{
+    size_t ipb = bs / ts, cur = SIZE_MAX, have = 0; /* items per block; the block in tmp and its items */
+    const unsigned char *p[256], *tail = NULL;
+    int64_t k[ZC_MAX_DIMS] = {0}, dof = 0;
+    for (;;) {
+        size_t i = (size_t)so, left = run;
+        unsigned char *o = dst + dof;
+        while (left) {
+            size_t j = i / ipb;
+            if (j != cur) {
+                if (j >= nblocks) return 0;
+                size_t size = j == nblocks - 1 && nbytes % bs ? nbytes % bs : bs;
+                bool split = !(flags & FLAG_NOSPLIT) && ts <= MAX_SPLITS && ipb >= MIN_ITEMS && size == bs;
+                size_t at = le32(src + 16 + 4 * j);
+                if (at < 16 + 4 * nblocks || !block_planes(src, n, at, ts, split, size, tmp, p, &tail)) return 0;
+                cur = j;
+                have = size / ts;
+            }
+            size_t in = i - j * ipb, take = have - in < left ? have - in : left;
+            if (in >= have) return 0;
+            if (stream) unshuffle_items_nt(o, p, ts, in, take);
+            else unshuffle_items(o, p, ts, in, take);
+            o += take * ts;
+            i += take;
+            left -= take;
+        }
+        int d = outer - 1;
+        for (; d >= 0; d--) {
+            so += ss[d];
+            dof += ds[d];
+            if (++k[d] < cnt[d]) break;
+            so -= cnt[d] * ss[d];
+            dof -= cnt[d] * ds[d];
+            k[d] = 0;
+        }
+        if (d < 0) return 1;
+    }
+}
+
 int codec_blosc_fast_scatter(const void *vsrc, size_t n, size_t nbytes_want, size_t isz, unsigned char *tmp,
                              unsigned char *dst, const int64_t *dstride, const int64_t *sstride, const int64_t *count,
-                             int ndim, int64_t src_off)
+                             int ndim, int64_t src_off, bool stream)
 {
     const unsigned char *src = vsrc;
     if (n < 20 || ndim < 1 || ndim > ZC_MAX_DIMS) return 0;
     unsigned flags = src[2];
     size_t ts = src[3], nbytes = le32(src + 4), bs = le32(src + 8);
     if (src[0] != 2 || (flags >> 5) != 1 || (flags & (FLAG_MEMCPYED | FLAG_BITSHUFFLE | FLAG_RESERVED))) return 0;
-    if (!(flags & FLAG_SHUFFLE) || ts != isz || ts < 2 || nbytes != nbytes_want || nbytes % ts || bs < nbytes ||
+    if (!(flags & FLAG_SHUFFLE) || ts != isz || ts < 2 || nbytes != nbytes_want || nbytes % ts || bs == 0 ||
         le32(src + 12) != n)
         return 0;
+    size_t nblocks = nbytes / bs + (nbytes % bs != 0);
+    if ((nblocks > 1 && bs % ts) || n < 16 + 4 * nblocks) return 0;
     /* the selection, its trailing dims merged where contiguous on both sides */
     int64_t cnt[ZC_MAX_DIMS], ds[ZC_MAX_DIMS], ss[ZC_MAX_DIMS];
     int nd = 0;
@@ -308,6 +389,15 @@ int codec_blosc_fast_scatter(const void *vsrc, size_t n, size_t nbytes_want, siz
         if (ss[d] % (int64_t)isz) return 0;
         ss[d] /= (int64_t)isz; /* in items */
     }
+    if (nblocks > 1) {
+        if (short4) return 0;
+        int ok = scatter_blocks(src, n, flags, ts, nbytes, bs, nblocks, tmp, dst, cnt, ds, ss, outer, run,
+                                src_off / (int64_t)isz, stream);
+#if defined(__SSE2__)
+        if (stream) _mm_sfence(); /* the non-temporal stores are done before anyone reads dst */
+#endif
+        return ok;
+    }
     /* one block: its stream lengths are checked by block(); it decodes whole into tmp, shuffled */
     bool split = !(flags & FLAG_NOSPLIT) && ts <= MAX_SPLITS && nbytes / ts >= MIN_ITEMS && nbytes == bs;
     size_t at = le32(src + 16);
@@ -335,7 +425,8 @@ int codec_blosc_fast_scatter(const void *vsrc, size_t n, size_t nbytes_want, siz
     }
 #endif
     for (;;) {
-        unshuffle_items(dst + dof, p, ts, (size_t)so, run);
+        if (stream) unshuffle_items_nt(dst + dof, p, ts, (size_t)so, run);
+        else unshuffle_items(dst + dof, p, ts, (size_t)so, run);
         int d = outer - 1;
         for (; d >= 0; d--) {
             so += ss[d];
@@ -347,5 +438,8 @@ int codec_blosc_fast_scatter(const void *vsrc, size_t n, size_t nbytes_want, siz
         }
         if (d < 0) break;
     }
+#if defined(__SSE2__)
+    if (stream) _mm_sfence();
+#endif
     return 1;
 }

@@ -18,12 +18,15 @@
  * one decodes. Shards mapped so are used in place by every later read. Other
  * stores, and files the store declines to map, are read as above.
  *
- * Blosc lz4+shuffle chunks of one block that do not land contiguously in the
- * caller's buffer are unshuffled straight into place, only the selected items
+ * Blosc lz4+shuffle chunks that do not land contiguously in the caller's
+ * buffer are decoded block by block into a block-sized piece of scratch and
+ * unshuffled straight into place, only the selected items
  * (codec_blosc_fast_scatter): no pass over the whole decoded chunk, no strided
- * copy after it. */
+ * copy after it (for whole reads of (16, 256, 256) float32 chunks that copy
+ * out of a 4 MiB scratch was 30% of the CPU). */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/checked.h"
@@ -40,6 +43,7 @@
 #define TWO_STEP_MIN ((size_t)256 << 10) /* blosc chunks this big: read a part's blocks only */
 #define PREFIX ((size_t)4096)            /* first read of such a part: header + block starts */
 #define KEY_LEN 1024
+#define STREAM_MIN ((size_t)16 << 20) /* reads at least this big may write dst with non-temporal stores */
 #define PREFETCH ((size_t)2048) /* bytes of the next mapped unit to prefetch (0.5 and 0 KiB: 8% more CPU) */
 
 typedef struct {
@@ -55,7 +59,21 @@ typedef struct {
     bool blosc;             /* stored chunks are blosc buffers (blosc codec only) */
     bool scatter;           /* blosc codec only: try codec_blosc_fast_scatter for units not direct */
     bool map_chunks;        /* unsharded, not identity: map chunk files (store_map) where the store can */
+    bool stream;            /* dst is much bigger than the cache: scatter with non-temporal stores */
 } read_ctx;
+
+/* Whether a read of `need` bytes should write its destination around the
+ * cache: when it is larger than a quarter of the last-level cache (at least
+ * STREAM_MIN), the lines written first are gone by the end anyway, and
+ * non-temporal stores save reading every destination line before writing it
+ * (whole reads of 1 GiB lz4 chunks: 20% less CPU). */
+static bool stream_dst(size_t need)
+{
+    if (need < STREAM_MIN) return false;
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    size_t lim = l3 > 0 ? (size_t)l3 / 4 : STREAM_MIN * 2;
+    return need >= (lim > STREAM_MIN ? lim : STREAM_MIN);
+}
 
 /* Byte offset in dst and the copy geometry of touched unit t. */
 static void unit_geometry(const read_ctx *r, const int64_t *j, int64_t *coord, int64_t *dst_off,
@@ -436,14 +454,14 @@ static int read_group(void *vctx, size_t g, int slot)
         atomic_fetch_add(&a->chunks_read, 1);
         atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
         if (!direct && r->scatter) {
-            /* one-block lz4+shuffle chunk: lz4 into scratch, unshuffle only
+            /* lz4+shuffle chunk: each block lz4 into scratch, unshuffle only
              * the selected items, straight into their places */
             if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
                 rc = ZC_ENOMEM;
                 goto out;
             }
             if (codec_blosc_fast_scatter(q->data, q->size, a->rchunk_nbytes, a->m.dtype.size, r->scratch[slot],
-                                         r->dst + dst_off, s->ostride, sstride, count, s->ndim, src_off))
+                                         r->dst + dst_off, s->ostride, sstride, count, s->ndim, src_off, r->stream))
                 continue;
         }
         unsigned char *target;
@@ -512,6 +530,7 @@ int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size,
         return zc__err(ZC_EINVAL, "array '%s': buffer of %zu bytes is too small for the selection (%zu bytes)",
                        a->path, dst_size, need);
     }
+    r.stream = stream_dst(need);
     if (r.s.nchunks == 0) {
         zarr_sel_free(&r.s);
         return 0;
