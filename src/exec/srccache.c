@@ -232,10 +232,13 @@ static int64_t chunk_box(const zc_array *a, const int64_t *ic, zc_range *box)
  * (the page cache keeps them; a later read of the file faults them back), so
  * a task holds the chunk's stored bytes only while it decodes them, as it
  * held the read buffer before. Shards are not mapped (a mapped shard is kept
- * for the array's life). */
+ * for the array's life). Chunks under MAP_MIN decoded bytes are read: their
+ * buffers are small blocks the allocator reuses, and a mapping costs more
+ * system calls than the read. */
+#define MAP_MIN ((size_t)4 << 20)
 static int fill(zc_zarr *z, const int64_t *ic, const zc_range *box, unsigned char *slot, size_t n)
 {
-    if (z->m.sharded) return zc_zarr_read(z, box, slot, n);
+    if (z->m.sharded || n < MAP_MIN) return zc_zarr_read(z, box, slot, n);
     int rc = zarr_read_flags(z, box, slot, n, ZARR_READ_MAP);
     char key[1024];
     store_map_t m = {0};
