@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 
 #include "core/error.h"
 #include "store/store.h"
@@ -126,6 +127,12 @@ void store_unmap(store *s, store_map_t *m)
     (void)s;
     if (m->handle && m->release) m->release(m->handle);
     *m = (store_map_t){NULL, 0, NULL, NULL};
+}
+
+void store_map_drop(store_map_t *m)
+{
+    if (!m->handle || !m->addr || !m->size) return;
+    madvise((void *)m->addr, (size_t)m->size, MADV_DONTNEED);
 }
 
 int store_size(store *s, const char *key, uint64_t *size)

@@ -133,6 +133,12 @@ int store_map(store *s, const char *key, store_map_t *m);
 /* Release a mapping (no-op if nothing is mapped: handle NULL); valid after
  * the store was closed (s is not used). */
 void store_unmap(store *s, store_map_t *m);
+/* Drop the pages of mapping m from this process (it stays valid: the data
+ * stays in the page cache and a later access faults it back): a caller done
+ * with a mapping the store keeps for later reads no longer holds its touched
+ * pages in its RSS. Every mapping store_map gives is a read-only file mapping
+ * (MADV_DONTNEED leaves such data as it is). */
+void store_map_drop(store_map_t *m);
 /* Every object below prefix, recursively (vt->list_prefix, or list_dir walked). */
 int store_list_prefix(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
 

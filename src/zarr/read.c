@@ -10,13 +10,18 @@
  * Sharded arrays first fetch and decode the index of every touched shard (one
  * batched get, ranges at the start or end of each shard object).
  *
- * With ZARR_READ_MAP (the loader's random windows, see read.h), where the
- * store maps objects (files: store_map), nothing is read: shards are mapped
- * once and kept with their cached index, chunk files are mapped (the store
- * keeps recent mappings), and units decode straight from the page cache, with
- * no request and no copy; the next unit's first bytes are prefetched while
- * one decodes. Shards mapped so are used in place by every later read. Other
- * stores, and files the store declines to map, are read as above.
+ * Where the store maps objects (files: store_map), chunk files of unsharded,
+ * compressed arrays are not read: they are mapped (the store keeps recent
+ * mappings) and units decode straight from the page cache, with no request and
+ * no copy (the page-cache copy was ~12% of a whole lz4 read's CPU); the next
+ * unit's first bytes are prefetched while one decodes. A plain read drops the
+ * pages of its mappings once their group is decoded (see read.h: RSS); with
+ * ZARR_READ_MAP (the loader's random windows) they stay, and shards too are
+ * mapped once and kept with their cached index, used in place by every later
+ * read. Other stores, and files the store declines to map, are read as above.
+ *
+ * Reads much bigger than the cache (stream_dst) write the caller's buffer
+ * with non-temporal stores where they copy or unshuffle rows into it.
  *
  * Blosc lz4+shuffle chunks that do not land contiguously in the caller's
  * buffer are decoded block by block into a block-sized piece of scratch and
@@ -27,6 +32,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/alloc.h"
 #include "core/checked.h"
@@ -43,6 +51,7 @@
 #define TWO_STEP_MIN ((size_t)256 << 10) /* blosc chunks this big: read a part's blocks only */
 #define PREFIX ((size_t)4096)            /* first read of such a part: header + block starts */
 #define KEY_LEN 1024
+#define MAP_MIN ((size_t)256 << 10) /* plain reads map chunk files of at least this decoded size */
 #define STREAM_MIN ((size_t)16 << 20) /* reads at least this big may write dst with non-temporal stores */
 #define PREFETCH ((size_t)2048) /* bytes of the next mapped unit to prefetch (0.5 and 0 KiB: 8% more CPU) */
 
@@ -59,6 +68,7 @@ typedef struct {
     bool blosc;             /* stored chunks are blosc buffers (blosc codec only) */
     bool scatter;           /* blosc codec only: try codec_blosc_fast_scatter for units not direct */
     bool map_chunks;        /* unsharded, not identity: map chunk files (store_map) where the store can */
+    bool drop_maps;         /* map_chunks for a plain read: drop the pages of each group's mappings once decoded */
     bool stream;            /* dst is much bigger than the cache: scatter with non-temporal stores */
 } read_ctx;
 
@@ -67,12 +77,79 @@ typedef struct {
  * STREAM_MIN), the lines written first are gone by the end anyway, and
  * non-temporal stores save reading every destination line before writing it
  * (whole reads of 1 GiB lz4 chunks: 20% less CPU). */
+static _Atomic size_t stream_min_set; /* zarr_read_set_stream_min */
+
+void zarr_read_set_stream_min(size_t n) { atomic_store(&stream_min_set, n); }
+
 static bool stream_dst(size_t need)
 {
+    size_t set = atomic_load_explicit(&stream_min_set, memory_order_relaxed);
+    if (set) return need >= set;
     if (need < STREAM_MIN) return false;
     long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
     size_t lim = l3 > 0 ? (size_t)l3 / 4 : STREAM_MIN * 2;
     return need >= (lim > STREAM_MIN ? lim : STREAM_MIN);
+}
+
+/* zarr_copy_nd for a destination written around the cache (read_ctx.stream):
+ * runs contiguous on both sides, 256 bytes or more, go with non-temporal
+ * stores (16-byte aligned in dst; the few bytes before and after with
+ * memcpy). false when the geometry is not of that kind (nothing copied). */
+static bool copy_nd_stream(unsigned char *dst, const int64_t *dstride, const unsigned char *src,
+                           const int64_t *sstride, const int64_t *count, int ndim, size_t isz)
+{
+#if defined(__SSE2__)
+    int64_t ds[ZC_MAX_DIMS], ss[ZC_MAX_DIMS], n[ZC_MAX_DIMS];
+    int m = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (count[d] == 0) return true;
+        if (count[d] == 1) continue;
+        if (m > 0 && ds[m - 1] == dstride[d] * count[d] && ss[m - 1] == sstride[d] * count[d]) {
+            n[m - 1] *= count[d];
+            ds[m - 1] = dstride[d];
+            ss[m - 1] = sstride[d];
+            continue;
+        }
+        ds[m] = dstride[d];
+        ss[m] = sstride[d];
+        n[m++] = count[d];
+    }
+    if (m == 0 || ds[m - 1] != (int64_t)isz || ss[m - 1] != (int64_t)isz) return false;
+    size_t run = (size_t)n[m - 1] * isz;
+    if (run < 256) return false;
+    int64_t k[ZC_MAX_DIMS] = {0}, doff = 0, soff = 0;
+    for (;;) {
+        unsigned char *o = dst + doff;
+        const unsigned char *p = src + soff;
+        size_t head = (16 - ((uintptr_t)o & 15)) & 15, i = head;
+        memcpy(o, p, head);
+        for (; i + 64 <= run; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(p + i)), b = _mm_loadu_si128((const __m128i *)(p + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(p + i + 32));
+            __m128i e = _mm_loadu_si128((const __m128i *)(p + i + 48));
+            _mm_stream_si128((__m128i *)(o + i), a);
+            _mm_stream_si128((__m128i *)(o + i + 16), b);
+            _mm_stream_si128((__m128i *)(o + i + 32), c);
+            _mm_stream_si128((__m128i *)(o + i + 48), e);
+        }
+        memcpy(o + i, p + i, run - i);
+        int d = m - 2;
+        for (; d >= 0; d--) {
+            doff += ds[d];
+            soff += ss[d];
+            if (++k[d] < n[d]) break;
+            doff -= n[d] * ds[d];
+            soff -= n[d] * ss[d];
+            k[d] = 0;
+        }
+        if (d < 0) break;
+    }
+    _mm_sfence();
+    return true;
+#else
+    (void)dst, (void)dstride, (void)src, (void)sstride, (void)count, (void)ndim, (void)isz;
+    return false;
+#endif
 }
 
 /* Byte offset in dst and the copy geometry of touched unit t. */
@@ -490,12 +567,17 @@ static int read_group(void *vctx, size_t g, int slot)
                 zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, q->key);
             goto out;
         }
-        if (!direct) zarr_copy_nd(r->dst + dst_off, s->ostride, target + src_off, sstride, count, s->ndim, a->m.dtype.size);
+        if (!direct && !(r->stream && copy_nd_stream(r->dst + dst_off, s->ostride, target + src_off, sstride, count,
+                                                     s->ndim, a->m.dtype.size)))
+            zarr_copy_nd(r->dst + dst_off, s->ostride, target + src_off, sstride, count, s->ndim, a->m.dtype.size);
     }
 out:
     for (size_t i = 0; i < nreq; i++)
         if (reqs[i].data != reqs[i].buf) zc__free(reqs[i].data);
-    for (size_t i = 0; i < n; i++) store_unmap(a->st, &mm[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (r->drop_maps && mm[i].handle) store_map_drop(&mm[i]);
+        store_unmap(a->st, &mm[i]);
+    }
     return rc;
 }
 
@@ -517,7 +599,10 @@ int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size,
     r.identity = codec_chain_is_identity(a->chain);
     r.blosc = codec_chain_is_blosc(a->chain) && a->rchunk_nbytes >= TWO_STEP_MIN;
     r.scatter = codec_chain_is_blosc(a->chain) && a->m.dtype.size > 1;
-    r.map_chunks = (flags & ZARR_READ_MAP) && !a->m.sharded && !r.identity;
+    /* plain reads map only big chunks: for small ones a mapping, its page
+     * faults and dropping its pages cost more than a batched read */
+    r.map_chunks = !a->m.sharded && !r.identity && ((flags & ZARR_READ_MAP) || a->rchunk_nbytes >= MAP_MIN);
+    r.drop_maps = r.map_chunks && !(flags & ZARR_READ_MAP);
     int rc = zarr_sel_plan(a, sel, &r.s);
     if (rc < 0) return zc__err_wrap(rc, "array '%s'", a->path);
     size_t need;
