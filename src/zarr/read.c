@@ -60,8 +60,8 @@ typedef struct {
     zarr_sel s;
     unsigned char *dst;
     size_t group;           /* units per task */
-    unsigned char **scratch; /* per slot: one decoded unit */
-    unsigned char **arena;   /* per slot: the stored bytes of a group (chunks: their likely size) */
+    unsigned char **scratch; /* per slot, within a group: one decoded unit */
+    unsigned char **arena;   /* per slot, within a group: its stored bytes (chunks: their likely size) */
     size_t *arena_cap;
     shard_set shards;       /* sharded arrays: indexes of touched shards */
     bool identity;          /* stored bytes are the decoded bytes (bytes codec only) */
@@ -578,6 +578,14 @@ out:
         if (r->drop_maps && mm[i].handle) store_map_drop(&mm[i]);
         store_unmap(a->st, &mm[i]);
     }
+    /* freed by the thread that allocated them: its allocation cache hands the
+     * same pages to its next group (freed by the caller after pool_for, the
+     * workers took fresh pages, a fault per 4 KiB, on every call) */
+    zc__free(r->scratch[slot]);
+    r->scratch[slot] = NULL;
+    zc__free(r->arena[slot]);
+    r->arena[slot] = NULL;
+    r->arena_cap[slot] = 0;
     return rc;
 }
 
