@@ -16,12 +16,20 @@
  * a declared size are still bounded, because one-shot decompression fails
  * (dstSize_tooSmall) rather than write past `cap`. No window buffer is needed
  * (unlike streaming, which would allocate up to the frame's window size).
- * Contexts are per thread (compress_common.c). */
+ * Contexts are per thread (compress_common.c).
+ *
+ * codec_zstd_decode_steps (zstd.h) decodes into the caller's buffer too, but
+ * a block at a time with zstd's buffer-less API (ZSTD_decompressContinue: the
+ * output is the caller's contiguous buffer, so no window buffer either),
+ * telling the caller after each block: zarr/read.c copies decoded rows into
+ * place while they are in cache, and stops a partial read at its last byte. */
 #include <limits.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_decompressBegin/Continue (buffer-less streaming), ZSTD_getFrameHeader */
 #include <zstd.h>
 #include <zstd_errors.h>
 
 #include "codec/compress_common.h"
+#include "codec/zstd.h"
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
@@ -75,6 +83,52 @@ static int decode(void *state, const void *src, size_t n, void *dst, size_t cap,
     size_t r = ZSTD_decompressDCtx(d, dst, cap, src, n);
     if (ZSTD_isError(r)) return zstd_error(r, n, cap);
     *written = r;
+    return 0;
+}
+
+int codec_zstd_decode_steps(const void *vsrc, size_t n, void *vdst, size_t cap, size_t stop, size_t every,
+                            codec_zstd_step_fn step, void *ctx, size_t *written)
+{
+    const unsigned char *src = vsrc;
+    unsigned char *dst = vdst;
+    size_t at = 0, pos = 0, told = 0;
+    *written = 0;
+    ZSTD_DCtx *d = codec_b2b_zstd_dctx();
+    if (!d) return ZC_ENOMEM;
+    if (n == 0) return zc__err(ZC_ECORRUPT, "zstd: not a zstd frame, or its header is cut short (0 bytes)");
+    while (at < n) {
+        ZSTD_frameHeader fh;
+        size_t hr = ZSTD_getFrameHeader(&fh, src + at, n - at);
+        if (ZSTD_isError(hr) || hr > 0)
+            return zc__err(ZC_ECORRUPT, "zstd: not a zstd frame, or its header is cut short (%zu bytes at %zu)",
+                           n - at, at);
+        if (fh.frameType == ZSTD_frame && fh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN &&
+            fh.frameContentSize > cap - pos)
+            return zc__err(ZC_ECORRUPT, "zstd: frame declares %llu decoded bytes, more than the %zu expected",
+                           fh.frameContentSize, cap);
+        size_t r = ZSTD_decompressBegin(d);
+        if (ZSTD_isError(r)) return zstd_error(r, n, cap);
+        for (;;) {
+            size_t need = ZSTD_nextSrcSizeToDecompress(d);
+            if (need == 0) break;
+            if (need > n - at) return zc__err(ZC_ECORRUPT, "zstd: frame cut short (%zu bytes of input)", n);
+            r = ZSTD_decompressContinue(d, dst + pos, cap - pos, src + at, need);
+            if (ZSTD_isError(r)) return zstd_error(r, n, cap);
+            at += need;
+            pos += r;
+            if (pos - told >= every) {
+                step(ctx, pos);
+                told = pos;
+            }
+            if (pos >= stop && stop < cap && !fh.checksumFlag) {
+                if (told < pos) step(ctx, pos);
+                *written = pos;
+                return 0;
+            }
+        }
+    }
+    if (told < pos || pos == 0) step(ctx, pos);
+    *written = pos;
     return 0;
 }
 
