@@ -3,7 +3,7 @@
  * bytes as ZSTD_decompress for one and several frames, levels, sizes and
  * step sizes; steps that grow and end on the total; stopping at a byte
  * decodes at least up to it (and a frame with a checksum is decoded whole and
- * checked); cut, corrupt, oversized and non-zstd input give the right errors,
+ * checked); cut, corrupt, oversized, undersized and non-zstd input give the right errors,
  * never a crash (ASan build). */
 #include <stdbool.h>
 #include <stdint.h>
@@ -105,6 +105,13 @@ TEST(zstd_steps_bad_input)
     /* too small a destination: the frame header says so */
     CHECK_ERR(codec_zstd_decode_steps(c, cn, out, n - 1, n - 1, 65536, on_step, &st, &got), ZC_ECORRUPT,
               "more than");
+    /* frames of fewer bytes than expected, decoded to their end */
+    unsigned char *big = malloc(n + 100);
+    CHECK_ERR(codec_zstd_decode_steps(c, cn, big, n + 100, n + 100, 65536, on_step, &st, &got), ZC_ECORRUPT,
+              "decodes to 700000 bytes, expected 700100");
+    CHECK_ERR(codec_zstd_decode_steps(c, cn, big, n + 100, 10, 65536, on_step, &st, &got), ZC_ECORRUPT,
+              "decodes to"); /* a checksum: decoded to the end */
+    free(big);
     /* cut short, anywhere */
     for (int k = 0; k < 20; k++) {
         size_t cut = (size_t)(rnd() % cn);

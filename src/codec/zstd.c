@@ -127,7 +127,8 @@ int codec_zstd_decode_steps(const void *vsrc, size_t n, void *vdst, size_t cap, 
             }
         }
     }
-    if (told < pos || pos == 0) step(ctx, pos);
+    if (pos != cap) return zc__err(ZC_ECORRUPT, "zstd: data decodes to %zu bytes, expected %zu", pos, cap);
+    if (told < pos) step(ctx, pos);
     *written = pos;
     return 0;
 }

@@ -14,8 +14,9 @@ typedef void (*codec_zstd_step_fn)(void *ctx, size_t done);
  * `every` bytes more are decoded, and once at the end. With stop < cap,
  * decoding ends once `stop` bytes are decoded, unless the frame carries a
  * checksum (then it is decoded whole and checked): the bytes after it are
- * not looked at. *written: the bytes decoded. Errors as the zstd codec's
- * decode: ZC_ECORRUPT (not zstd, cut short, more than cap bytes), ZC_ECHECKSUM,
+ * not looked at. Frames decoded to their end must hold exactly cap bytes.
+ * *written: the bytes decoded. Errors as the zstd codec's decode: ZC_ECORRUPT
+ * (not zstd, cut short, more or fewer than cap bytes), ZC_ECHECKSUM,
  * ZC_ENOMEM. */
 int codec_zstd_decode_steps(const void *src, size_t n, void *dst, size_t cap, size_t stop, size_t every,
                             codec_zstd_step_fn step, void *ctx, size_t *written);
