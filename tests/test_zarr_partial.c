@@ -796,10 +796,11 @@ static long long rss_file(void)
 }
 
 /* Plain zc_zarr_read maps chunk files (zstd, blosc lz4 of several blocks and
- * of one block) and decodes from the page cache: every read matches the
+ * of one block, uncompressed) and decodes from the page cache: every read matches the
  * reference, edge chunks and missing chunks (fill) included, with and without
  * non-temporal stores into the destination (forced for every read size); a
- * chunk cut short or with corrupt bytes gives ZC_ECORRUPT naming it; and the
+ * chunk cut short, with corrupt bytes or (uncompressed) one byte too long gives
+ * ZC_ECORRUPT naming it; and the
  * pages it touched are dropped after the read (RssFile does not grow by the
  * mapped bytes, while a ZARR_READ_MAP read keeps them). */
 TEST(zarr_plain_read_mapped_chunks)
@@ -814,6 +815,7 @@ TEST(zarr_plain_read_mapped_chunks)
         "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":16384}",
         "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":0}",
         "{\"id\":\"blosc\",\"cname\":\"zstd\",\"clevel\":3,\"shuffle\":2,\"blocksize\":0}",
+        "null", /* uncompressed: whole chunks not contiguous in dst are copied from the mapping */
     };
     size_t all = 9 * 70 * 700 * 4;
     unsigned char *got = malloc(all), *want = malloc(all);
@@ -851,6 +853,21 @@ TEST(zarr_plain_read_mapped_chunks)
         snprintf(path, sizeof path, "%s/%s/0.1.0", dir, name);
         CHECK(truncate(path, (off_t)(n / 2)) == 0);
         CHECK_ERR(zc_zarr_read(a, NULL, got, all), ZC_ECORRUPT, key);
+        zarr_read_set_stream_min(1);
+        CHECK_ERR(zc_zarr_read(a, NULL, got, all), ZC_ECORRUPT, key);
+        zarr_read_set_stream_min(0);
+        if (!strcmp(comps[ci], "null")) { /* one byte too many; no corrupt bytes to see */
+            unsigned char *longer = malloc(n + 1);
+            memcpy(longer, data, n);
+            longer[n] = 0;
+            CHECK_OK(store_put(st, key, longer, n + 1));
+            free(longer);
+            CHECK_ERR(zc_zarr_read(a, NULL, got, all), ZC_ECORRUPT, key);
+            zc_free(data);
+            free(r.data);
+            zc_zarr_close(a);
+            continue;
+        }
         for (size_t k = n / 3; k < n / 3 + 64; k++) ((unsigned char *)data)[k] ^= 0xa5;
         for (size_t k = 16; k < 24; k++) ((unsigned char *)data)[k] = 0xff; /* blosc: block starts */
         if (ci == 0) ((unsigned char *)data)[0] ^= 0xff;                      /* zstd: the frame's magic */

@@ -479,7 +479,11 @@ static int read_group(void *vctx, size_t g, int slot)
         } else {
             if ((rc = zarr_chunk_key(a, coords[i], keys[i], KEY_LEN)) < 0) goto out;
             key = keys[i];
-            if (r->map_chunks) { /* the chunk file mapped: decoded in place, no request, no copy */
+            if (r->map_chunks && !(r->identity && (direct || !whole))) {
+                /* the chunk file mapped: decoded in place, no request, no copy
+                 * (uncompressed: a whole chunk copied from the page cache into
+                 * place, once: none/whole 0.20 -> 0.12 s; one contiguous in
+                 * dst is read straight into it, parts as byte ranges) */
                 int mr = store_map(a->st, key, &mm[i]);
                 if (mr == 0) {
                     mdata[i] = mm[i].addr;
@@ -587,6 +591,20 @@ static int read_group(void *vctx, size_t g, int slot)
             continue;
         }
         bool direct = whole && contiguous_in_dst(s, count);
+        if (r->identity && mdata[i]) { /* a mapped chunk file (plain reads): the selection straight from it */
+            if (whole_len[i] != a->rchunk_nbytes) {
+                rc = zc__err(ZC_ECORRUPT, "array '%s': chunk '%s' has %llu bytes, expected %zu (uncompressed)",
+                             a->path, q->key, (unsigned long long)whole_len[i], a->rchunk_nbytes);
+                goto out;
+            }
+            atomic_fetch_add(&a->chunks_read, 1);
+            atomic_fetch_add(&a->bytes_read, (int64_t)(hi[i] - lo[i]));
+            if (!(r->stream && copy_nd_stream(r->dst + dst_off, s->ostride, mdata[i] + src_off, sstride, count,
+                                              s->ndim, a->m.dtype.size)))
+                zarr_copy_nd(r->dst + dst_off, s->ostride, mdata[i] + src_off, sstride, count, s->ndim,
+                             a->m.dtype.size);
+            continue;
+        }
         if (r->identity) {
             if ((rc = check_ranges(r, q, nranges[i])) < 0) goto out;
             atomic_fetch_add(&a->chunks_read, 1);
@@ -740,7 +758,8 @@ int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size,
     r.zstd = !r.identity && codecs_zstd_alone(a);
     /* plain reads map only big chunks: for small ones a mapping, its page
      * faults and dropping its pages cost more than a batched read */
-    r.map_chunks = !a->m.sharded && !r.identity && ((flags & ZARR_READ_MAP) || a->rchunk_nbytes >= MAP_MIN);
+    r.map_chunks = !a->m.sharded && (r.identity ? !(flags & ZARR_READ_MAP) && a->rchunk_nbytes >= MAP_MIN
+                                                : (flags & ZARR_READ_MAP) || a->rchunk_nbytes >= MAP_MIN);
     r.drop_maps = r.map_chunks && !(flags & ZARR_READ_MAP);
     int rc = zarr_sel_plan(a, sel, &r.s);
     if (rc < 0) return zc__err_wrap(rc, "array '%s'", a->path);
