@@ -1,7 +1,8 @@
 /* tests/test_compute_rsvd.c — what the randomized SVD's speed rests on, checked
  * so that a change that drops it fails: OpenBLAS's idle server threads stopped
  * while the plan is built (they spin for ~0.1 s of CPU otherwise); the source
- * cache filled from mapped chunk files whose pages are dropped once decoded.
+ * cache filled from mapped chunk files (zarr/read.c) whose pages are dropped
+ * once decoded (no fresh read buffer per chunk, RSS not holding them).
  * Results and accuracy: tests/test_compute_decomp.c. */
 #define _GNU_SOURCE /* mkdtemp */
 #include <dirent.h>

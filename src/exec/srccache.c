@@ -16,9 +16,7 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
-#include "store/store.h"
 #include "zarr/copy.h"
-#include "zarr/read.h"
 #include "zarr/zarr.h"
 
 enum { EMPTY, FILLING, READY };
@@ -223,34 +221,6 @@ static int64_t chunk_box(const zc_array *a, const int64_t *ic, zc_range *box)
     return id;
 }
 
-/* Decode chunk ic (box) into its slot. An unsharded chunk file is mapped
- * (ZARR_READ_MAP) and decoded straight from the page cache: no read into a
- * fresh buffer of the chunk's stored size (a copy and first-touched pages:
- * 15% of a randomized SVD's CPU with 75 MB chunks). The file store keeps the
- * mapping for the next reads, and the pages the decoder touched count in the
- * process's RSS while it is kept: they are dropped from the mapping at once
- * (the page cache keeps them; a later read of the file faults them back), so
- * a task holds the chunk's stored bytes only while it decodes them, as it
- * held the read buffer before. Shards are not mapped (a mapped shard is kept
- * for the array's life). Chunks under MAP_MIN decoded bytes are read: their
- * buffers are small blocks the allocator reuses, and a mapping costs more
- * system calls than the read. */
-#define MAP_MIN ((size_t)4 << 20)
-static int fill(zc_zarr *z, const int64_t *ic, const zc_range *box, unsigned char *slot, size_t n)
-{
-    if (z->m.sharded || n < MAP_MIN) return zc_zarr_read(z, box, slot, n);
-    int rc = zarr_read_flags(z, box, slot, n, ZARR_READ_MAP);
-    char key[1024];
-    store_map_t m = {0};
-    if (rc < 0) return rc;
-    if (zarr_chunk_key(z, ic, key, sizeof key) == 0 && store_map(z->st, key, &m) == 0) {
-        madvise((void *)m.addr, (size_t)m.size, MADV_DONTNEED); /* advice on a read-only file mapping */
-        store_unmap(z->st, &m);
-    }
-    zc__err_clear(); /* the key or the mapping failing leaves only the pages mapped */
-    return 0;
-}
-
 /* The slot of chunk ic (its box in box), filled now if empty: NULL when another
  * task is filling it (the caller reads from storage), or on error (*rc < 0). */
 static const unsigned char *chunk(zc_array *a, const int64_t *ic, zc_range *box, int *rc)
@@ -268,7 +238,7 @@ static const unsigned char *chunk(zc_array *a, const int64_t *ic, zc_range *box,
     if (st != EMPTY || !atomic_compare_exchange_strong(&e->state[id], &empty, FILLING)) return NULL;
     size_t n = a->itemsize;
     for (int d = 0; d < a->ndim; d++) n *= (size_t)(box[d].stop - box[d].start);
-    *rc = fill(a->p.zarr.z, ic, box, slot, n);
+    *rc = zc_zarr_read(a->p.zarr.z, box, slot, n); /* big chunk files: decoded from a mapping (zarr/read.c) */
     atomic_store_explicit(&e->state[id], *rc < 0 ? EMPTY : READY, memory_order_release);
     if (*rc < 0) return NULL;
     atomic_fetch_add(&e->misses, 1);
