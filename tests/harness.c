@@ -1,6 +1,8 @@
 /* tests/harness.c — registry and main for the test binaries. */
 #include "harness.h"
 
+#include <jansson.h>
+
 #define MAX_TESTS 1024
 
 static struct {
@@ -17,6 +19,20 @@ void harness_register(const char *name, test_fn fn)
         tests[ntests].fn = fn;
         ntests++;
     }
+}
+
+json_t *report_checked(zc_report *rep)
+{
+    char *rj = NULL;
+    CHECK_OK(zc_report_json(rep, &rj));
+    json_t *doc = rj ? json_loads(rj, 0, NULL) : NULL, *o;
+    CHECK(doc != NULL);
+    size_t k;
+    json_array_foreach(json_object_get(doc, "operations"), k, o)
+        CHECK(json_integer_value(json_object_get(o, "measured_mem")) <= json_integer_value(json_object_get(o, "projected_mem")));
+    zc_free(rj);
+    zc_report_free(rep);
+    return doc;
 }
 
 int main(int argc, char **argv)

@@ -61,6 +61,12 @@ extern int harness_failures;
         }                                                                       \
     } while (0)
 
+/* A computation's report as JSON (zc_report_json), after checking the memory
+ * contract for every operation (measured_mem <= projected_mem); frees rep.
+ * The caller json_decref's the result. */
+typedef struct json_t json_t;
+json_t *report_checked(zc_report *rep);
+
 /* Directory of test data (tests/data), set by CMake. */
 #ifndef ZC_TEST_DATA
 #define ZC_TEST_DATA "tests/data"
