@@ -13,7 +13,10 @@
  * items of a selection, straight into a strided destination, one block at a
  * time (the block's planes stay in cache; blocks without a selected item are
  * skipped), with non-temporal stores when the destination is far bigger than
- * the cache.
+ * the cache; each block's streams are decoded only as far as the selection
+ * goes in it (a block's byte planes are separate lz4 streams, each must be
+ * decoded from its start but can stop early: rows in the first part of a
+ * block's slices cost a part of the block).
  *
  * Block layout (blosc1, header in blosc.c): block j starts at bstarts[j]; it
  * holds nsplits streams, each a LE32 compressed length then the bytes (a length
@@ -29,6 +32,7 @@
  * not decode to the expected size) returns 0: the caller then uses libblosc,
  * which decodes the buffer or reports it corrupt. */
 #include <lz4.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,14 +222,113 @@ static int block(const unsigned char *src, size_t n, size_t at, size_t ts, bool 
     return 1;
 }
 
+/* (blosc_fast.h) Used for parts of highly compressed streams instead of
+ * LZ4_decompress_safe_partial, which copies the match that crosses its stop
+ * a byte at a time: in a nearly constant byte plane that match is most of the
+ * stream (liblz4 1.9.4: 2x the CPU of decoding it whole). Matches are copied
+ * as liblz4 does: 16 or 8 bytes at a time where there is room past them. */
+ptrdiff_t codec_lz4_decode_upto(const void *vsrc, size_t n, void *vdst, size_t cap, size_t want)
+{
+    const unsigned char *ip = vsrc, *iend = ip + n;
+    unsigned char *dst = vdst, *op = dst, *oend = dst + cap;
+    for (;;) {
+        if (ip >= iend) return -1;
+        unsigned tok = *ip++;
+        size_t lit = tok >> 4;
+        if (lit == 15) {
+            unsigned b;
+            do {
+                if (ip >= iend) return -1;
+                b = *ip++;
+                lit += b;
+            } while (b == 255);
+        }
+        if (lit > (size_t)(iend - ip) || lit > (size_t)(oend - op)) return -1;
+        if (lit <= 16 && iend - ip >= 16 && oend - op >= 16) memcpy(op, ip, 16); /* the usual short run, fixed size */
+        else memcpy(op, ip, lit);
+        op += lit;
+        ip += lit;
+        if (ip == iend || (size_t)(op - dst) >= want) return op - dst; /* the last sequence has no match */
+        if (iend - ip < 2) return -1;
+        size_t off = (size_t)ip[0] | (size_t)ip[1] << 8, ml = tok & 15;
+        ip += 2;
+        if (ml == 15) {
+            unsigned b;
+            do {
+                if (ip >= iend) return -1;
+                b = *ip++;
+                ml += b;
+            } while (b == 255);
+        }
+        ml += 4;
+        if (off == 0 || off > (size_t)(op - dst) || ml > (size_t)(oend - op)) return -1;
+        const unsigned char *m = op - off;
+        if ((size_t)(oend - op) >= ml + 16) { /* room for whole 8- or 16-byte stores past the match */
+            unsigned char *e = op + ml;
+            if (off >= 16) {
+                do {
+                    memcpy(op, m, 16);
+                    op += 16;
+                    m += 16;
+                } while (op < e);
+            } else if (off == 1) {
+                memset(op, *m, ml);
+            } else {
+                /* the first 8 bytes one by one (or 4 + 4), then m at least 8 back: 8 at a time (as liblz4) */
+                static const unsigned inc[8] = {0, 1, 2, 1, 0, 4, 4, 4};
+                static const int dec[8] = {0, 0, 0, -1, -4, 1, 2, 3};
+                if (off < 8) {
+                    op[0] = m[0];
+                    op[1] = m[1];
+                    op[2] = m[2];
+                    op[3] = m[3];
+                    m += inc[off];
+                    memcpy(op + 4, m, 4);
+                    m -= dec[off];
+                } else {
+                    memcpy(op, m, 8);
+                    m += 8;
+                }
+                op += 8;
+                while (op < e) {
+                    memcpy(op, m, 8);
+                    op += 8;
+                    m += 8;
+                }
+            }
+            op = e;
+            if ((size_t)(op - dst) >= want) return op - dst;
+            continue;
+        }
+        if (off >= ml) {
+            memcpy(op, m, ml);
+        } else if (off == 1) {
+            memset(op, *m, ml);
+        } else { /* overlapping: op[i] = op[i - off]; copy from D back, D the largest multiple of off available */
+            size_t done = 0;
+            while (done < ml) {
+                size_t d = (done + off) / off * off, c = ml - done < d ? ml - done : d;
+                memcpy(op + done, op + done - d, c);
+                done += c;
+            }
+        }
+        op += ml;
+        if ((size_t)(op - dst) >= want) return op - dst;
+    }
+}
+
 /* A shuffled block of `size` bytes starting at src[at]: its byte planes p[0..ts)
  * of size / ts bytes each, and (not split) the size % ts tail bytes at *tail.
  * Streams stored as is are used in place, not copied; the others decode into
- * tmp (stream k at tmp + k × its size). 1 done, 0 decline. */
+ * tmp (stream k at tmp + k × its size). Only items [0, lim) of the planes are
+ * wanted: a stream's decoding stops at the last byte they need (the rest of
+ * the stream is then not checked).
+ * 1 done, 0 decline. */
 static int block_planes(const unsigned char *src, size_t n, size_t at, size_t ts, bool split, size_t size,
-                        unsigned char *tmp, const unsigned char **p, const unsigned char **tail)
+                        size_t lim, unsigned char *tmp, const unsigned char **p, const unsigned char **tail)
 {
     size_t ns = split ? ts : 1, each = size / ns, m = size / ts;
+    size_t want = lim >= m ? each : split ? lim : (ts - 1) * m + lim; /* bytes of each stream needed */
     for (size_t k = 0; k < ns; k++) {
         if (at > n || n - at < 4) return 0;
         size_t c = le32(src + at);
@@ -233,8 +336,17 @@ static int block_planes(const unsigned char *src, size_t n, size_t at, size_t ts
         if (c == 0 || c > n - at || c > (size_t)INT32_MAX) return 0;
         const unsigned char *s = src + at;
         if (c != each) {
-            int r = LZ4_decompress_safe((const char *)src + at, (char *)tmp + k * each, (int)c, (int)each);
-            if (r < 0 || (size_t)r != each) return 0;
+            if (want == each) {
+                int r = LZ4_decompress_safe((const char *)src + at, (char *)tmp + k * each, (int)c, (int)each);
+                if (r < 0 || (size_t)r != each) return 0;
+            } else {
+                /* liblz4 for the usual stream; highly compressed ones (a
+                 * nearly constant byte plane) with codec_lz4_decode_upto */
+                ptrdiff_t r = c < each / 8 ? codec_lz4_decode_upto(src + at, c, tmp + k * each, each, want)
+                                           : LZ4_decompress_safe_partial((const char *)src + at, (char *)tmp + k * each,
+                                                                         (int)c, (int)want, (int)each);
+                if (r < 0 || (size_t)r < want) return 0;
+            }
             s = tmp + k * each;
         }
         if (split) {
@@ -281,7 +393,7 @@ int codec_blosc_fast_blocks(const void *vsrc, size_t n, void *vdst, size_t j0, s
             ok = block(src, n, at, ts, split, size, dst + j * bs);
         } else {
             const unsigned char *p[256], *tail = NULL;
-            ok = block_planes(src, n, at, ts, split, size, tmp, p, &tail);
+            ok = block_planes(src, n, at, ts, split, size, SIZE_MAX, tmp, p, &tail);
             if (ok) {
                 unshuffle_items(dst + j * bs, p, ts, 0, size / ts);
                 if (size % ts) memcpy(dst + j * bs + size / ts * ts, tail, size % ts); /* not split: tail set */
@@ -353,22 +465,48 @@ static void short_runs4(unsigned char *dst, const unsigned char *const *p, size_
  * is cut there. 1 done, 0 decline (some selected items may be in place). */
 static int scatter_blocks(const unsigned char *src, size_t n, unsigned flags, size_t ts, size_t nbytes, size_t bs,
                           size_t nblocks, unsigned char *tmp, unsigned char *dst, const int64_t *cnt, const int64_t *ds,
-                          const int64_t *ss, int outer, size_t run, int64_t so, bool stream)
+                          const int64_t *ss, int outer, size_t run, int64_t so, bool stream, size_t jb0, size_t jb1)
 {
     size_t ipb = bs / ts, cur = SIZE_MAX, have = 0; /* items per block; the block in tmp and its items */
     const unsigned char *p[256], *tail = NULL;
     int64_t k[ZC_MAX_DIMS] = {0}, dof = 0;
+    /* a second walk ahead of the first: the last run starting before a
+     * block's end tells how far into the block the selection goes (runs only
+     * move forward), and the block's planes are decoded that far only */
+    int64_t k2[ZC_MAX_DIMS] = {0}, so2 = so;
+    size_t last_end = 0; /* end item of the last run the second walk passed */
+    bool walk2 = true;
     for (;;) {
         size_t i = (size_t)so, left = run;
         unsigned char *o = dst + dof;
         while (left) {
             size_t j = i / ipb;
+            if (j < jb0) { /* before the blocks asked for: skip to their start */
+                size_t skip = jb0 * ipb - i < left ? jb0 * ipb - i : left;
+                o += skip * ts;
+                i += skip;
+                left -= skip;
+                continue;
+            }
+            if (j > jb1) return 1; /* past them: so is every later run */
             if (j != cur) {
                 if (j >= nblocks) return 0;
                 size_t size = j == nblocks - 1 && nbytes % bs ? nbytes % bs : bs;
                 bool split = !(flags & FLAG_NOSPLIT) && ts <= MAX_SPLITS && ipb >= MIN_ITEMS && size == bs;
-                size_t at = le32(src + 16 + 4 * j);
-                if (at < 16 + 4 * nblocks || !block_planes(src, n, at, ts, split, size, tmp, p, &tail)) return 0;
+                size_t at = le32(src + 16 + 4 * j), bend = (j + 1) * ipb;
+                while (walk2 && (size_t)so2 < bend) {
+                    last_end = (size_t)so2 + run;
+                    int d = outer - 1;
+                    for (; d >= 0; d--) {
+                        so2 += ss[d];
+                        if (++k2[d] < cnt[d]) break;
+                        so2 -= cnt[d] * ss[d];
+                        k2[d] = 0;
+                    }
+                    if (d < 0) walk2 = false;
+                }
+                size_t lim = (last_end < bend ? last_end : bend) - j * ipb;
+                if (at < 16 + 4 * nblocks || !block_planes(src, n, at, ts, split, size, lim, tmp, p, &tail)) return 0;
                 cur = j;
                 have = size / ts;
             }
@@ -396,6 +534,14 @@ static int scatter_blocks(const unsigned char *src, size_t n, unsigned flags, si
 int codec_blosc_fast_scatter(const void *vsrc, size_t n, size_t nbytes_want, size_t isz, unsigned char *tmp,
                              unsigned char *dst, const int64_t *dstride, const int64_t *sstride, const int64_t *count,
                              int ndim, int64_t src_off, bool stream)
+{
+    return codec_blosc_fast_scatter_part(vsrc, n, nbytes_want, isz, tmp, dst, dstride, sstride, count, ndim, src_off,
+                                         stream, 0, SIZE_MAX);
+}
+
+int codec_blosc_fast_scatter_part(const void *vsrc, size_t n, size_t nbytes_want, size_t isz, unsigned char *tmp,
+                                  unsigned char *dst, const int64_t *dstride, const int64_t *sstride,
+                                  const int64_t *count, int ndim, int64_t src_off, bool stream, size_t jb0, size_t jb1)
 {
     const unsigned char *src = vsrc;
     if (n < 20 || ndim < 1 || ndim > ZC_MAX_DIMS) return 0;
@@ -444,18 +590,21 @@ int codec_blosc_fast_scatter(const void *vsrc, size_t n, size_t nbytes_want, siz
     if (nblocks > 1) {
         if (short4) return 0;
         int ok = scatter_blocks(src, n, flags, ts, nbytes, bs, nblocks, tmp, dst, cnt, ds, ss, outer, run,
-                                src_off / (int64_t)isz, stream);
+                                src_off / (int64_t)isz, stream, jb0, jb1);
 #if defined(__SSE2__)
         if (stream) _mm_sfence(); /* the non-temporal stores are done before anyone reads dst */
 #endif
         return ok;
     }
+    if (jb0 > 0) return 1; /* the one block not asked for */
     /* one block: its stream lengths are checked by block(); it decodes whole into tmp, shuffled */
     bool split = !(flags & FLAG_NOSPLIT) && ts <= MAX_SPLITS && nbytes / ts >= MIN_ITEMS && nbytes == bs;
     size_t at = le32(src + 16);
     const unsigned char *p[256], *tail = NULL;
-    if (at < 20 || !block_planes(src, n, at, ts, split, nbytes, tmp, p, &tail)) return 0;
     int64_t k[ZC_MAX_DIMS] = {0}, so = src_off / (int64_t)isz, dof = 0;
+    int64_t end = so + (int64_t)run; /* the selection's last item + 1: planes decoded that far */
+    for (int d = 0; d < outer; d++) end += (cnt[d] - 1) * ss[d];
+    if (at < 20 || !block_planes(src, n, at, ts, split, nbytes, (size_t)end, tmp, p, &tail)) return 0;
 #if defined(__SSE2__)
     if (short4) {
         /* the innermost walked dim as a plain loop, the others as below */

@@ -35,4 +35,21 @@ int codec_blosc_fast_scatter(const void *src, size_t n, size_t nbytes_want, size
                              unsigned char *dst, const int64_t *dstride, const int64_t *sstride, const int64_t *count,
                              int ndim, int64_t src_off, bool stream);
 
+/* codec_blosc_fast_scatter for the selected items in blocks jb0..jb1 of the
+ * chunk only (the others are left alone; jb1 may be past the last block):
+ * blocks of one chunk decoded by several threads at once, each with its own
+ * tmp of one block's size. Same returns; on 0 only items of those blocks may
+ * be in place. */
+int codec_blosc_fast_scatter_part(const void *src, size_t n, size_t nbytes_want, size_t isz, unsigned char *tmp,
+                                  unsigned char *dst, const int64_t *dstride, const int64_t *sstride,
+                                  const int64_t *count, int ndim, int64_t src_off, bool stream, size_t jb0, size_t jb1);
+
+/* An lz4 block src[0..n) decoded into dst[0..cap) until at least `want`
+ * bytes are out: the sequence that reaches `want` is copied whole (up to cap
+ * bytes may be written, not only want). Returns the bytes decoded (at least
+ * want unless the block ends first), -1 when the part decoded is malformed (a
+ * length past src or dst, an offset before dst); the rest of the block is not
+ * looked at. Never reads outside src or writes outside dst. */
+ptrdiff_t codec_lz4_decode_upto(const void *src, size_t n, void *dst, size_t cap, size_t want);
+
 #endif
