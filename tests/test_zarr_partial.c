@@ -1011,3 +1011,101 @@ TEST(zarr_zstd_rows_in_place)
     }
     zc_store_close(st);
 }
+
+/* ------------------------------------------- small reads: a task per block */
+
+/* Small plain reads of mapped lz4+shuffle chunks on 2 threads (a task per
+ * needed blosc block, zarr/read.c read_split): float32-like data in chunks of
+ * (16, 64, 128) (512 KiB, blocks of two 64 x 128 slices, byte planes of very
+ * different ratios, decoded only as far as each block's selected items go),
+ * random boxes touching 1 to 16 chunks, narrow ones (runs under 16 items: read
+ * as usual), edge chunks, a missing chunk (fill); a block whose stream length
+ * is broken, a block start past the end and a file cut short give ZC_ECORRUPT
+ * naming the chunk and write nothing past the selection. */
+TEST(zarr_blosc_block_tasks)
+{
+    setenv("ZC_NUM_THREADS", "2", 1); /* before the pool exists: blocks shared by two threads */
+    char dir[] = "/tmp/zc_blocktasks_XXXXXX", cmd[96], path[160];
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    if (!st) return;
+    enum { S0 = 40, S1 = 150, S2 = 300 };
+    put_meta(st, "f/.zarray", "[40,150,300]", "[16,64,128]", "<f4", "C",
+             "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":16384}");
+    zc_zarr *a = NULL;
+    CHECK_OK(zc_zarr_open(st, "f", &a));
+    if (!a) { zc_store_close(st); return; }
+    ref3 r = make_ref(S0, S1, S2, 4);
+    for (size_t i = 0; i < (size_t)S0 * S1 * S2; i++) { /* bytes 0-1 random, 2 slow, 3 nearly constant */
+        r.data[4 * i + 2] = (unsigned char)(i / 500 + (rnd() % 8 == 0));
+        r.data[4 * i + 3] = rnd() % 3000 ? 0x43 : 0x44;
+    }
+    size_t all = (size_t)S0 * S1 * S2 * 4;
+    CHECK_OK(zc_zarr_write(a, NULL, r.data, all));
+    void *data;
+    size_t n;
+    CHECK_OK(store_get(st, "f/0.0.0", &data, &n));
+    unsigned char *p = data;
+    CHECK(get_le32(p + 8) == 65536 && !(p[2] & 0x12)); /* 8 split blocks */
+    zc_free(data);
+    unsigned char *want = malloc(all), *got = malloc(all + 64);
+    for (int round = 0; round < 400; round++) {
+        zc_range sel[3];
+        int64_t ext[3] = {1 + rnd_in(0, 19), 1 + rnd_in(0, 90), 1 + rnd_in(0, 200)}, dim[3] = {S0, S1, S2};
+        if (round % 5 == 0) ext[2] = rnd_in(1, 15);
+        for (int d = 0; d < 3; d++) {
+            if (ext[d] > dim[d]) ext[d] = dim[d];
+            int64_t lo = rnd_in(0, dim[d] - ext[d]);
+            sel[d] = (zc_range){lo, lo + ext[d], d < 2 && round % 7 == 0 ? 2 : 1};
+        }
+        size_t m = ref_extract(&r, sel, want);
+        memset(got, 0x5a, m + 64);
+        CHECK_OK(rd(a, sel, got, m));
+        if (memcmp(got, want, m)) {
+            fprintf(stderr, "round %d: [%lld:%lld, %lld:%lld, %lld:%lld] differs\n", round, (long long)sel[0].start,
+                    (long long)sel[0].stop, (long long)sel[1].start, (long long)sel[1].stop, (long long)sel[2].start,
+                    (long long)sel[2].stop);
+            CHECK(0);
+            break;
+        }
+        for (size_t k = m; k < m + 64; k++) CHECK(got[k] == 0x5a);
+    }
+    /* missing chunk (1, 1, 1): fill value */
+    snprintf(path, sizeof path, "%s/f/1.1.1", dir);
+    CHECK(unlink(path) == 0);
+    for (int64_t i = 16; i < 32; i++)
+        for (int64_t j = 64; j < 128; j++) memset(r.data + (size_t)((i * S1 + j) * S2 + 128) * 4, 0, 128 * 4);
+    zc_range box[3] = {{10, 20, 1}, {50, 100, 1}, {100, 200, 1}}; /* 8 chunks, (1, 1, 1) among them */
+    size_t m = ref_extract(&r, box, want);
+    CHECK_OK(rd(a, box, got, m));
+    CHECK(!memcmp(got, want, m));
+    /* broken chunks: a stream length (block 3), a block start (block 5), a file cut short */
+    zc_range in0[3] = {{4, 12, 1}, {10, 40, 1}, {20, 100, 1}}; /* chunk (0, 0, 0), blocks 2..5 */
+    m = ref_extract(&r, in0, want);
+    void *orig;
+    size_t norig;
+    CHECK_OK(store_get(st, "f/0.0.0", &orig, &norig));
+    for (int kind = 0; kind < 3; kind++) {
+        CHECK_OK(store_get(st, "f/0.0.0", &data, &n));
+        p = data;
+        if (kind == 0) put_le32(p + get_le32(p + 16 + 4 * 3), 0x7fffff);
+        if (kind == 1) put_le32(p + 16 + 4 * 5, (uint32_t)n + 1000);
+        CHECK_OK(store_put(st, "f/0.0.0", p, kind == 2 ? n / 2 : n));
+        zc_free(data);
+        memset(got, 0x5a, m + 64);
+        CHECK_ERR(rd(a, in0, got, m), ZC_ECORRUPT, "f/0.0.0");
+        for (size_t k = m; k < m + 64; k++) CHECK(got[k] == 0x5a);
+        CHECK_OK(store_put(st, "f/0.0.0", orig, norig)); /* whole again */
+        CHECK_OK(rd(a, in0, got, m));
+        CHECK(!memcmp(got, want, m));
+    }
+    zc_free(orig);
+    free(want);
+    free(got);
+    free(r.data);
+    zc_zarr_close(a);
+    zc_store_close(st);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}

@@ -739,6 +739,149 @@ out:
 
 static int width(const zc_zarr *a) { return a->nthreads; }
 
+/* Small reads of mapped lz4+shuffle chunks: a task per needed blosc block,
+ * not per chunk, so that the threads share the blocks of a read touching one
+ * or two chunks (1,000 random (4, 128, 128) crops of (16, 256, 256) float32
+ * chunks: a fifth touch one chunk and ran on one thread, and the blocks of a
+ * chunk need very different work). The caller maps the chunks; a task decodes
+ * its block's selected items straight into place
+ * (codec_blosc_fast_scatter_part). Units the fast decoder would not take
+ * (short runs, a chunk that cannot be mapped or whose header does not add up,
+ * one decoding straight into dst) are tasks of their own, read as usual
+ * (read_group); so is, afterwards, any unit a block task declined (which
+ * reports errors). */
+#define SPLIT_UNITS 16 /* units at most */
+#define SPLIT_TASKS 256
+#define SPLIT_WHOLE UINT32_MAX /* task: the unit read as usual */
+
+typedef struct {
+    read_ctx *r;
+    store_map_t mm[SPLIT_UNITS];
+    int64_t dst_off[SPLIT_UNITS], src_off[SPLIT_UNITS];
+    int64_t sstride[SPLIT_UNITS][ZC_MAX_DIMS], count[SPLIT_UNITS][ZC_MAX_DIMS];
+    uint16_t tunit[SPLIT_TASKS];
+    uint32_t tblock[SPLIT_TASKS];
+    size_t tcost[SPLIT_TASKS];     /* decoded bytes the task likely needs: the order they run in */
+    atomic_bool declined[SPLIT_UNITS];
+    uint16_t redo[SPLIT_UNITS];
+} split_ctx;
+
+static int split_task(void *vctx, size_t t, int slot)
+{
+    split_ctx *c = vctx;
+    read_ctx *r = c->r;
+    const zc_zarr *a = r->a;
+    size_t u = c->tunit[t], j = c->tblock[t];
+    if (j == SPLIT_WHOLE) return read_group(r, u, slot); /* r->group is 1 */
+    /* allocated and freed by this thread: its allocation cache hands the same
+     * pages to its next task (a block's planes use a block's worth of it) */
+    unsigned char *tmp = zc__malloc(a->rchunk_nbytes);
+    if (!tmp) return ZC_ENOMEM;
+    if (!codec_blosc_fast_scatter_part(c->mm[u].addr, c->mm[u].size, a->rchunk_nbytes, a->m.dtype.size, tmp,
+                                       r->dst + c->dst_off[u], r->s.ostride, c->sstride[u], c->count[u], r->s.ndim,
+                                       c->src_off[u], r->stream, j, j))
+        atomic_store(&c->declined[u], true);
+    zc__free(tmp);
+    return 0;
+}
+
+static int redo_task(void *vctx, size_t t, int slot)
+{
+    split_ctx *c = vctx;
+    return read_group(c->r, c->redo[t], slot);
+}
+
+/* Whether codec_blosc_fast_scatter takes a unit's selection: its contiguous
+ * runs (merged over trailing dims the selection spans whole) are 16 items or
+ * more. */
+static bool runs_long(const read_ctx *r, const int64_t *count)
+{
+    const zarr_sel *s = &r->s;
+    int d = s->ndim - 1;
+    if (s->step[d] != 1) return false;
+    int64_t run = count[d];
+    while (d > 0 && count[d] == r->a->rchunk[d] && s->step[d - 1] == 1) run *= count[--d];
+    return run >= 16;
+}
+
+static int read_split(read_ctx *r, pool *p)
+{
+    zc_zarr *a = r->a;
+    const zarr_sel *s = &r->s;
+    size_t n = s->nchunks, ntask = 0, nredo = 0;
+    split_ctx *c = zc__malloc(sizeof *c);
+    if (!c) return ZC_ENOMEM;
+    c->r = r;
+    r->group = 1;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        c->mm[i].handle = NULL;
+        atomic_init(&c->declined[i], false);
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS];
+        bool whole;
+        char key[KEY_LEN];
+        zarr_sel_unravel(s, i, j);
+        unit_geometry(r, j, coord, &c->dst_off[i], &c->src_off[i], c->sstride[i], c->count[i], &whole);
+        size_t lo, hi, nb = 0, j0 = 0;
+        codec_blosc_header h;
+        if (!(whole && contiguous_in_dst(s, c->count[i])) && runs_long(r, c->count[i])) {
+            if ((rc = zarr_chunk_key(a, coord, key, KEY_LEN)) < 0) goto out;
+            int mr = store_map(a->st, key, &c->mm[i]);
+            if (mr == ZC_ENOENT) { /* missing: fill value */
+                zarr_fill_nd(r->dst + c->dst_off[i], s->ostride, c->count[i], s->ndim, a->m.fill, a->m.dtype.size);
+                continue;
+            }
+            sel_extent(s, c->src_off[i], c->sstride[i], c->count[i], a->m.dtype.size, &lo, &hi);
+            if (mr == 0 && codec_blosc_parse(c->mm[i].addr, c->mm[i].size, &h) && h.nbytes == a->rchunk_nbytes &&
+                h.blocksize && h.cbytes == c->mm[i].size && hi <= h.nbytes) {
+                j0 = lo / h.blocksize;
+                nb = (hi - 1) / h.blocksize - j0 + 1;
+            }
+        }
+        if (!nb || ntask + nb + (n - i) > SPLIT_TASKS) { /* read as usual */
+            store_unmap(a->st, &c->mm[i]);
+            c->tcost[ntask] = SIZE_MAX;
+            c->tunit[ntask] = (uint16_t)i;
+            c->tblock[ntask++] = SPLIT_WHOLE;
+            continue;
+        }
+        for (size_t b = j0; b < j0 + nb; b++) {
+            /* a block decodes up to the selection's last item in it: all of
+             * it unless it is the unit's last */
+            c->tcost[ntask] = b + 1 < j0 + nb ? h.blocksize : hi - b * h.blocksize;
+            c->tunit[ntask] = (uint16_t)i;
+            c->tblock[ntask++] = (uint32_t)b;
+        }
+    }
+    /* the biggest tasks first: the threads then end at about the same time */
+    for (size_t t = 1; t < ntask; t++)
+        for (size_t q = t; q > 0 && c->tcost[q] > c->tcost[q - 1]; q--) {
+            size_t tc = c->tcost[q];
+            uint16_t tu = c->tunit[q];
+            uint32_t tb = c->tblock[q];
+            c->tcost[q] = c->tcost[q - 1], c->tunit[q] = c->tunit[q - 1], c->tblock[q] = c->tblock[q - 1];
+            c->tcost[q - 1] = tc, c->tunit[q - 1] = tu, c->tblock[q - 1] = tb;
+        }
+    if ((rc = pool_for(p, ntask, width(a), split_task, c)) < 0) goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (atomic_load(&c->declined[i])) c->redo[nredo++] = (uint16_t)i;
+        else if (c->mm[i].handle) {
+            atomic_fetch_add(&a->chunks_read, 1);
+            atomic_fetch_add(&a->bytes_read, (int64_t)c->mm[i].size);
+        }
+    }
+    if (nredo) rc = pool_for(p, nredo, width(a), redo_task, c);
+out:
+    for (size_t i = 0; i < n; i++) {
+        if (r->drop_maps && c->mm[i].handle) store_map_drop(&c->mm[i]);
+        store_unmap(a->st, &c->mm[i]);
+    }
+    zc__free(c);
+    return rc;
+}
+
 int zc_zarr_read(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size)
 {
     return zarr_read_flags(a, sel, dst, dst_size, 0);
@@ -795,6 +938,10 @@ int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size,
     size_t per = r.s.nchunks / ((size_t)nslots * 4), by_bytes = GROUP_BYTES / (a->rchunk_nbytes ? a->rchunk_nbytes : 1);
     if (per > by_bytes) per = by_bytes;
     r.group = per < 1 ? 1 : per > GROUP_MAX ? GROUP_MAX : per;
+    if (r.scatter && r.map_chunks && !a->m.sharded && nslots > 1 && r.s.nchunks <= SPLIT_UNITS) {
+        rc = read_split(&r, p);
+        goto out;
+    }
     size_t ngroups = (r.s.nchunks + r.group - 1) / r.group;
     rc = pool_for(p, ngroups, width(a), read_group, &r);
 out:
