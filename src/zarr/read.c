@@ -761,7 +761,6 @@ typedef struct {
     int64_t sstride[SPLIT_UNITS][ZC_MAX_DIMS], count[SPLIT_UNITS][ZC_MAX_DIMS];
     uint16_t tunit[SPLIT_TASKS];
     uint32_t tblock[SPLIT_TASKS];
-    size_t tcost[SPLIT_TASKS];     /* decoded bytes the task likely needs: the order they run in */
     atomic_bool declined[SPLIT_UNITS];
     uint16_t redo[SPLIT_UNITS];
 } split_ctx;
@@ -842,28 +841,15 @@ static int read_split(read_ctx *r, pool *p)
         }
         if (!nb || ntask + nb + (n - i) > SPLIT_TASKS) { /* read as usual */
             store_unmap(a->st, &c->mm[i]);
-            c->tcost[ntask] = SIZE_MAX;
             c->tunit[ntask] = (uint16_t)i;
             c->tblock[ntask++] = SPLIT_WHOLE;
             continue;
         }
         for (size_t b = j0; b < j0 + nb; b++) {
-            /* a block decodes up to the selection's last item in it: all of
-             * it unless it is the unit's last */
-            c->tcost[ntask] = b + 1 < j0 + nb ? h.blocksize : hi - b * h.blocksize;
             c->tunit[ntask] = (uint16_t)i;
             c->tblock[ntask++] = (uint32_t)b;
         }
     }
-    /* the biggest tasks first: the threads then end at about the same time */
-    for (size_t t = 1; t < ntask; t++)
-        for (size_t q = t; q > 0 && c->tcost[q] > c->tcost[q - 1]; q--) {
-            size_t tc = c->tcost[q];
-            uint16_t tu = c->tunit[q];
-            uint32_t tb = c->tblock[q];
-            c->tcost[q] = c->tcost[q - 1], c->tunit[q] = c->tunit[q - 1], c->tblock[q] = c->tblock[q - 1];
-            c->tcost[q - 1] = tc, c->tunit[q - 1] = tu, c->tblock[q - 1] = tb;
-        }
     if ((rc = pool_for(p, ntask, width(a), split_task, c)) < 0) goto out;
     for (size_t i = 0; i < n; i++) {
         if (atomic_load(&c->declined[i])) c->redo[nredo++] = (uint16_t)i;
