@@ -1014,27 +1014,29 @@ TEST(zarr_zstd_rows_in_place)
 
 /* ------------------------------------------- small reads: a task per block */
 
-/* Small plain reads of mapped lz4+shuffle chunks on 2 threads (a task per
- * needed blosc block, zarr/read.c read_split): float32-like data in chunks of
- * (16, 64, 128) (512 KiB, blocks of two 64 x 128 slices, byte planes of very
- * different ratios, decoded only as far as each block's selected items go),
- * random boxes touching 1 to 16 chunks, narrow ones (runs under 16 items: read
- * as usual), edge chunks, a missing chunk (fill); a block whose stream length
- * is broken, a block start past the end and a file cut short give ZC_ECORRUPT
- * naming the chunk and write nothing past the selection. */
-TEST(zarr_blosc_block_tasks)
+/* Small plain reads of mapped lz4+shuffle chunks on 2 threads (tasks of
+ * blosc blocks, zarr/read.c read_split): float32-like data in chunks of
+ * (16, 64, 128) (512 KiB) in blocks of 64 KiB (two 64 x 128 slices, four
+ * blocks a task) or 256 KiB (one a task), byte planes of very different
+ * ratios, decoded only as far as each block's selected items go; random boxes
+ * touching 1 to 16 chunks, narrow ones (runs under 16 items: read as usual),
+ * strided ones, edge chunks, a missing chunk (fill); a block whose stream
+ * length is broken, a block start past the end and a file cut short give
+ * ZC_ECORRUPT naming the chunk and write nothing past the selection. */
+static void block_tasks_case(const char *dir, int forced)
 {
-    setenv("ZC_NUM_THREADS", "2", 1); /* before the pool exists: blocks shared by two threads */
-    char dir[] = "/tmp/zc_blocktasks_XXXXXX", cmd[96], path[160];
-    CHECK(mkdtemp(dir) != NULL);
+    char meta[200], cmp[160], path[200];
     zc_store *st;
     CHECK_OK(zc_store_open(dir, 0, &st));
     if (!st) return;
     enum { S0 = 40, S1 = 150, S2 = 300 };
-    put_meta(st, "f/.zarray", "[40,150,300]", "[16,64,128]", "<f4", "C",
-             "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":16384}");
+    snprintf(cmp, sizeof cmp, "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":%d}",
+             forced);
+    snprintf(meta, sizeof meta, "f%d/.zarray", forced);
+    put_meta(st, meta, "[40,150,300]", "[16,64,128]", "<f4", "C", cmp);
+    snprintf(meta, sizeof meta, "f%d", forced);
     zc_zarr *a = NULL;
-    CHECK_OK(zc_zarr_open(st, "f", &a));
+    CHECK_OK(zc_zarr_open(st, meta, &a));
     if (!a) { zc_store_close(st); return; }
     ref3 r = make_ref(S0, S1, S2, 4);
     for (size_t i = 0; i < (size_t)S0 * S1 * S2; i++) { /* bytes 0-1 random, 2 slow, 3 nearly constant */
@@ -1043,14 +1045,18 @@ TEST(zarr_blosc_block_tasks)
     }
     size_t all = (size_t)S0 * S1 * S2 * 4;
     CHECK_OK(zc_zarr_write(a, NULL, r.data, all));
+    char key0[64], key111[64];
+    snprintf(key0, sizeof key0, "f%d/0.0.0", forced);
+    snprintf(key111, sizeof key111, "f%d/1.1.1", forced);
     void *data;
     size_t n;
-    CHECK_OK(store_get(st, "f/0.0.0", &data, &n));
+    CHECK_OK(store_get(st, key0, &data, &n));
     unsigned char *p = data;
-    CHECK(get_le32(p + 8) == 65536 && !(p[2] & 0x12)); /* 8 split blocks */
+    size_t bs = get_le32(p + 8), spb = bs / (64 * 128 * 4); /* slices a block */
+    CHECK(bs == (size_t)forced * 4 && !(p[2] & 0x12)); /* split blocks */
     zc_free(data);
     unsigned char *want = malloc(all), *got = malloc(all + 64);
-    for (int round = 0; round < 400; round++) {
+    for (int round = 0; round < 300; round++) {
         zc_range sel[3];
         int64_t ext[3] = {1 + rnd_in(0, 19), 1 + rnd_in(0, 90), 1 + rnd_in(0, 200)}, dim[3] = {S0, S1, S2};
         if (round % 5 == 0) ext[2] = rnd_in(1, 15);
@@ -1063,16 +1069,16 @@ TEST(zarr_blosc_block_tasks)
         memset(got, 0x5a, m + 64);
         CHECK_OK(rd(a, sel, got, m));
         if (memcmp(got, want, m)) {
-            fprintf(stderr, "round %d: [%lld:%lld, %lld:%lld, %lld:%lld] differs\n", round, (long long)sel[0].start,
-                    (long long)sel[0].stop, (long long)sel[1].start, (long long)sel[1].stop, (long long)sel[2].start,
-                    (long long)sel[2].stop);
+            fprintf(stderr, "bs %zu round %d: [%lld:%lld, %lld:%lld, %lld:%lld] differs\n", bs, round,
+                    (long long)sel[0].start, (long long)sel[0].stop, (long long)sel[1].start, (long long)sel[1].stop,
+                    (long long)sel[2].start, (long long)sel[2].stop);
             CHECK(0);
             break;
         }
         for (size_t k = m; k < m + 64; k++) CHECK(got[k] == 0x5a);
     }
     /* missing chunk (1, 1, 1): fill value */
-    snprintf(path, sizeof path, "%s/f/1.1.1", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, key111);
     CHECK(unlink(path) == 0);
     for (int64_t i = 16; i < 32; i++)
         for (int64_t j = 64; j < 128; j++) memset(r.data + (size_t)((i * S1 + j) * S2 + 128) * 4, 0, 128 * 4);
@@ -1080,23 +1086,25 @@ TEST(zarr_blosc_block_tasks)
     size_t m = ref_extract(&r, box, want);
     CHECK_OK(rd(a, box, got, m));
     CHECK(!memcmp(got, want, m));
-    /* broken chunks: a stream length (block 3), a block start (block 5), a file cut short */
-    zc_range in0[3] = {{4, 12, 1}, {10, 40, 1}, {20, 100, 1}}; /* chunk (0, 0, 0), blocks 2..5 */
+    /* broken chunks: a stream length (the last block read), a block start
+     * (the first), a file cut short */
+    zc_range in0[3] = {{4, 12, 1}, {10, 40, 1}, {20, 100, 1}}; /* chunk (0, 0, 0), slices 4..11 */
+    size_t jfirst = 4 / spb, jlast = 11 / spb;
     m = ref_extract(&r, in0, want);
     void *orig;
     size_t norig;
-    CHECK_OK(store_get(st, "f/0.0.0", &orig, &norig));
+    CHECK_OK(store_get(st, key0, &orig, &norig));
     for (int kind = 0; kind < 3; kind++) {
-        CHECK_OK(store_get(st, "f/0.0.0", &data, &n));
+        CHECK_OK(store_get(st, key0, &data, &n));
         p = data;
-        if (kind == 0) put_le32(p + get_le32(p + 16 + 4 * 3), 0x7fffff);
-        if (kind == 1) put_le32(p + 16 + 4 * 5, (uint32_t)n + 1000);
-        CHECK_OK(store_put(st, "f/0.0.0", p, kind == 2 ? n / 2 : n));
+        if (kind == 0) put_le32(p + get_le32(p + 16 + 4 * jlast), 0x7fffff);
+        if (kind == 1) put_le32(p + 16 + 4 * jfirst, (uint32_t)n + 1000);
+        CHECK_OK(store_put(st, key0, p, kind == 2 ? n / 2 : n));
         zc_free(data);
         memset(got, 0x5a, m + 64);
-        CHECK_ERR(rd(a, in0, got, m), ZC_ECORRUPT, "f/0.0.0");
+        CHECK_ERR(rd(a, in0, got, m), ZC_ECORRUPT, key0);
         for (size_t k = m; k < m + 64; k++) CHECK(got[k] == 0x5a);
-        CHECK_OK(store_put(st, "f/0.0.0", orig, norig)); /* whole again */
+        CHECK_OK(store_put(st, key0, orig, norig)); /* whole again */
         CHECK_OK(rd(a, in0, got, m));
         CHECK(!memcmp(got, want, m));
     }
@@ -1106,6 +1114,15 @@ TEST(zarr_blosc_block_tasks)
     free(r.data);
     zc_zarr_close(a);
     zc_store_close(st);
+}
+
+TEST(zarr_blosc_block_tasks)
+{
+    setenv("ZC_NUM_THREADS", "2", 1); /* before the pool exists: blocks shared by two threads */
+    char dir[] = "/tmp/zc_blocktasks_XXXXXX", cmd[96];
+    CHECK(mkdtemp(dir) != NULL);
+    block_tasks_case(dir, 16384); /* 64 KiB blocks (libblosc: typesize x the forced size) */
+    block_tasks_case(dir, 65536); /* 256 KiB */
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
 }

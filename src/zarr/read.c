@@ -743,8 +743,9 @@ static int width(const zc_zarr *a) { return a->nthreads; }
  * not per chunk, so that the threads share the blocks of a read touching one
  * or two chunks (1,000 random (4, 128, 128) crops of (16, 256, 256) float32
  * chunks: a fifth touch one chunk and ran on one thread, and the blocks of a
- * chunk need very different work). The caller maps the chunks; a task decodes
- * its block's selected items straight into place
+ * chunk need very different work); small blocks go several to a task (256
+ * KiB or more). The caller maps the chunks; a task decodes its blocks'
+ * selected items straight into place
  * (codec_blosc_fast_scatter_part). Units the fast decoder would not take
  * (short runs, a chunk that cannot be mapped or whose header does not add up,
  * one decoding straight into dst) are tasks of their own, read as usual
@@ -752,6 +753,7 @@ static int width(const zc_zarr *a) { return a->nthreads; }
  * reports errors). */
 #define SPLIT_UNITS 16 /* units at most */
 #define SPLIT_TASKS 256
+#define SPLIT_BYTES ((size_t)256 << 10) /* decoded bytes of blocks a task takes at least */
 #define SPLIT_WHOLE UINT32_MAX /* task: the unit read as usual */
 
 typedef struct {
@@ -760,7 +762,8 @@ typedef struct {
     int64_t dst_off[SPLIT_UNITS], src_off[SPLIT_UNITS];
     int64_t sstride[SPLIT_UNITS][ZC_MAX_DIMS], count[SPLIT_UNITS][ZC_MAX_DIMS];
     uint16_t tunit[SPLIT_TASKS];
-    uint32_t tblock[SPLIT_TASKS];
+    uint32_t tblock[SPLIT_TASKS];  /* the task's first block */
+    size_t jlast[SPLIT_UNITS], per[SPLIT_UNITS]; /* the unit's last needed block, blocks per task */
     atomic_bool declined[SPLIT_UNITS];
     uint16_t redo[SPLIT_UNITS];
 } split_ctx;
@@ -778,7 +781,8 @@ static int split_task(void *vctx, size_t t, int slot)
     if (!tmp) return ZC_ENOMEM;
     if (!codec_blosc_fast_scatter_part(c->mm[u].addr, c->mm[u].size, a->rchunk_nbytes, a->m.dtype.size, tmp,
                                        r->dst + c->dst_off[u], r->s.ostride, c->sstride[u], c->count[u], r->s.ndim,
-                                       c->src_off[u], r->stream, j, j))
+                                       c->src_off[u], r->stream, j,
+                                       j + c->per[u] - 1 < c->jlast[u] ? j + c->per[u] - 1 : c->jlast[u]))
         atomic_store(&c->declined[u], true);
     zc__free(tmp);
     return 0;
@@ -823,7 +827,7 @@ static int read_split(read_ctx *r, pool *p)
         char key[KEY_LEN];
         zarr_sel_unravel(s, i, j);
         unit_geometry(r, j, coord, &c->dst_off[i], &c->src_off[i], c->sstride[i], c->count[i], &whole);
-        size_t lo, hi, nb = 0, j0 = 0;
+        size_t lo, hi, nb = 0, j0 = 0, per = 1;
         codec_blosc_header h;
         if (!(whole && contiguous_in_dst(s, c->count[i])) && runs_long(r, c->count[i])) {
             if ((rc = zarr_chunk_key(a, coord, key, KEY_LEN)) < 0) goto out;
@@ -835,8 +839,12 @@ static int read_split(read_ctx *r, pool *p)
             sel_extent(s, c->src_off[i], c->sstride[i], c->count[i], a->m.dtype.size, &lo, &hi);
             if (mr == 0 && codec_blosc_parse(c->mm[i].addr, c->mm[i].size, &h) && h.nbytes == a->rchunk_nbytes &&
                 h.blocksize && h.cbytes == c->mm[i].size && hi <= h.nbytes) {
+                /* tasks of SPLIT_BYTES of blocks or more: each walks all the unit's rows */
                 j0 = lo / h.blocksize;
-                nb = (hi - 1) / h.blocksize - j0 + 1;
+                per = SPLIT_BYTES / h.blocksize < 1 ? 1 : SPLIT_BYTES / h.blocksize;
+                c->jlast[i] = (hi - 1) / h.blocksize;
+                c->per[i] = per;
+                nb = (c->jlast[i] - j0) / per + 1; /* tasks */
             }
         }
         if (!nb || ntask + nb + (n - i) > SPLIT_TASKS) { /* read as usual */
@@ -845,9 +853,9 @@ static int read_split(read_ctx *r, pool *p)
             c->tblock[ntask++] = SPLIT_WHOLE;
             continue;
         }
-        for (size_t b = j0; b < j0 + nb; b++) {
+        for (size_t k = 0; k < nb; k++) {
             c->tunit[ntask] = (uint16_t)i;
-            c->tblock[ntask++] = (uint32_t)b;
+            c->tblock[ntask++] = (uint32_t)(j0 + k * per);
         }
     }
     if ((rc = pool_for(p, ntask, width(a), split_task, c)) < 0) goto out;
