@@ -12,6 +12,7 @@
 
 #include "codec/codec.h"
 #include "harness.h"
+#include "store/fs.h"    /* store_fs_set_map_bytes */
 #include "store/store.h" /* test-only: write raw objects */
 #include "zarr/read.h"
 
@@ -801,8 +802,9 @@ static long long rss_file(void)
  * non-temporal stores into the destination (forced for every read size); a
  * chunk cut short, with corrupt bytes or (uncompressed) one byte too long gives
  * ZC_ECORRUPT naming it; and the
- * pages it touched are dropped after the read (RssFile does not grow by the
- * mapped bytes, while a ZARR_READ_MAP read keeps them). */
+ * pages of chunks read whole are dropped after the read (RssFile does not grow
+ * by the mapped bytes, while a ZARR_READ_MAP read keeps them); those of chunks
+ * read in part are kept, unless ZARR_READ_DROP or the store's size limit. */
 TEST(zarr_plain_read_mapped_chunks)
 {
     char dir[] = "/tmp/zc_plainmap_XXXXXX", cmd[96], path[160];
@@ -902,9 +904,31 @@ TEST(zarr_plain_read_mapped_chunks)
         CHECK(r1 - r0 < (long long)(nb / 8)); /* plain: dropped */
         CHECK(r2 - r1 > (long long)(nb / 2)); /* mapped and kept: the check above can fail */
         CHECK(!memcmp(out, src, nb));
+        zc_zarr_close(b);
+        /* a part of every chunk (x 1..510 of 0..511): a plain read keeps the
+         * pages of chunks read in part, ZARR_READ_DROP does not; kept pages
+         * go with their mappings when the store's size limit evicts them */
+        zc_range part[3] = {{0, 16, 1}, {0, 256, 1}, {1, 511, 1}};
+        size_t pn = (size_t)16 * 256 * 510 * 4;
+        for (int mode = 0; mode < 3; mode++) {
+            store_fs_set_map_bytes(mode == 2 ? (size_t)1 << 20 : 0);
+            zc_store_close(st); /* a new store: no mapping kept from before */
+            CHECK_OK(zc_store_open(dir, 0, &st));
+            CHECK_OK(zc_zarr_open(st, "big", &b));
+            if (!b) break;
+            memset(out, 0, pn);
+            long long p0 = rss_file();
+            CHECK_OK(zarr_read_flags(b, part, out, pn, mode == 1 ? ZARR_READ_DROP : 0));
+            long long p1 = rss_file();
+            for (size_t t = 0; t < 16 * 256; t++) CHECK(!memcmp(out + t * 510 * 4, src + (t * 512 + 1) * 4, 510 * 4));
+            CHECK(p0 >= 0 && p1 >= 0);
+            if (mode == 0) CHECK(p1 - p0 > (long long)(nb / 2)); /* kept */
+            else CHECK(p1 - p0 < (long long)(nb / 4));          /* dropped, or evicted beyond 1 MiB */
+            zc_zarr_close(b);
+        }
+        store_fs_set_map_bytes(0);
         free(src);
         free(out);
-        zc_zarr_close(b);
     }
     zc_store_close(st);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -17,6 +17,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "zarr/copy.h"
+#include "zarr/read.h"
 #include "zarr/zarr.h"
 
 enum { EMPTY, FILLING, READY };
@@ -238,7 +239,8 @@ static const unsigned char *chunk(zc_array *a, const int64_t *ic, zc_range *box,
     if (st != EMPTY || !atomic_compare_exchange_strong(&e->state[id], &empty, FILLING)) return NULL;
     size_t n = a->itemsize;
     for (int d = 0; d < a->ndim; d++) n *= (size_t)(box[d].stop - box[d].start);
-    *rc = zc_zarr_read(a->p.zarr.z, box, slot, n); /* big chunk files: decoded from a mapping (zarr/read.c) */
+    /* big chunk files: decoded from a mapping, its pages dropped after (zarr/read.h) */
+    *rc = zarr_read_flags(a->p.zarr.z, box, slot, n, ZARR_READ_DROP);
     atomic_store_explicit(&e->state[id], *rc < 0 ? EMPTY : READY, memory_order_release);
     if (*rc < 0) return NULL;
     atomic_fetch_add(&e->misses, 1);
@@ -297,14 +299,14 @@ int srccache_read(zc_array *a, const zc_range *sel, void *out)
         lo[d] = ic[d] = sel[d].start / z->rchunk[d];
         hi[d] = ok ? ck_ceildiv(sel[d].stop, z->rchunk[d]) : lo[d];
     }
-    if (!ok) return zc_zarr_read(a->p.zarr.z, sel, out, nbytes);
+    if (!ok) return zarr_read_flags(a->p.zarr.z, sel, out, nbytes, ZARR_READ_DROP);
     /* every chunk from the cache (filling the empty ones), else all from storage */
     for (;;) {
         int rc;
         zc_range cb[ZC_MAX_DIMS];
         const unsigned char *src = chunk(a, ic, cb, &rc);
         if (rc < 0) return rc;
-        if (!src) return zc_zarr_read(a->p.zarr.z, sel, out, nbytes);
+        if (!src) return zarr_read_flags(a->p.zarr.z, sel, out, nbytes, ZARR_READ_DROP);
         copy_part(a, sel, cb, src, out);
         int d = a->ndim - 1;
         for (; d >= 0; d--) {

@@ -17,6 +17,7 @@
 #include "plan/fft.h"
 #include "plan/manip.h"
 #include "zarr/copy.h"
+#include "zarr/read.h"
 
 int node_new(node_kind kind, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
              zc_array *const *inputs, zc_array **out)
@@ -383,7 +384,7 @@ int node_compute_region(zc_array *a, const zc_range *sel, void *out)
     switch (a->kind) {
     case NODE_ZARR:
         if (a->cache) return srccache_read(a, sel, out); /* kept decoded for this computation */
-        return zc_zarr_read(a->p.zarr.z, sel, out, node_region_bytes(a, sel));
+        return zarr_read_flags(a->p.zarr.z, sel, out, node_region_bytes(a, sel), ZARR_READ_DROP); /* RSS bounded */
     case NODE_BUFFER: return buffer_region(a, sel, out);
     case NODE_CREATE: return create_region(a, sel, out);
     case NODE_SCALAR:
@@ -404,6 +405,6 @@ int node_compute_region(zc_array *a, const zc_range *sel, void *out)
 
 int node_region(zc_array *a, const zc_range *sel, void *out)
 {
-    if (a->mat) return zc_zarr_read(a->mat, sel, out, node_region_bytes(a, sel));
+    if (a->mat) return zarr_read_flags(a->mat, sel, out, node_region_bytes(a, sel), ZARR_READ_DROP);
     return node_compute_region(a, sel, out);
 }

@@ -547,13 +547,27 @@ static void fs_close(store *s)
  * a file read again and again (chunks of random windows) is mapped once. The
  * table is keyed by key; an entry is handed out again only while the file at
  * that key has the same device, inode, size and mtime (one fstatat per
- * call), else it is replaced. At most FS_MAP_ENTRIES entries (clock
- * eviction), and at most FS_MAX_MAPS live mappings in the process (the
- * kernel limits a process's mappings, 65530 by default): beyond that callers
- * read instead. */
+ * call), else it is replaced. At most FS_MAP_ENTRIES entries and map_bytes
+ * of files in them (clock eviction: the pages a reader kept mapped count in
+ * the process's RSS until their mapping goes), and at most FS_MAX_MAPS live
+ * mappings in the process (the kernel limits a process's mappings, 65530 by
+ * default): beyond that callers read instead. */
 #define FS_MAP_ENTRIES 4096
 #define FS_MAX_MAPS 8192
 static atomic_int live_maps;
+static _Atomic size_t map_bytes_set; /* store_fs_set_map_bytes */
+
+/* The table's size limit: set, or an eighth of physical memory (256 MiB at least). */
+static size_t map_bytes(void)
+{
+    size_t set = atomic_load(&map_bytes_set);
+    if (set) return set;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    size_t ram = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz : 0, eighth = ram / 8;
+    return eighth > ((size_t)256 << 20) ? eighth : (size_t)256 << 20;
+}
+
+void store_fs_set_map_bytes(size_t n) { atomic_store(&map_bytes_set, n); }
 
 typedef struct {
     atomic_int refs;
@@ -571,6 +585,7 @@ struct fs_maps {
     pthread_mutex_t lock;
     fs_mapping *e[FS_MAP_ENTRIES]; /* entries [0, n) */
     size_t n, hand;
+    uint64_t bytes; /* sizes of the entries' files */
     uint32_t slot[2 * FS_MAP_ENTRIES]; /* linear probing: entry number + 1, 0 = empty */
 };
 
@@ -602,6 +617,7 @@ static void maps_remove(struct fs_maps *t, size_t k)
         t->slot[j] = 0;
         t->slot[maps_find(t, t->e[v - 1]->hash, t->e[v - 1]->key)] = v;
     }
+    t->bytes -= t->e[k]->size;
     mapping_release(t->e[k]);
     size_t last = --t->n;
     if (k != last) {
@@ -675,7 +691,8 @@ static int fs_map(store *s, const char *key, store_map_t *out)
     pthread_mutex_lock(&t->lock);
     uint32_t v = t->slot[maps_find(t, h, key)];
     if (v) maps_remove(t, v - 1); /* another file there before, or another thread's mapping of it */
-    while (t->n >= FS_MAP_ENTRIES) { /* clock sweep */
+    size_t cap = map_bytes();
+    while (t->n >= FS_MAP_ENTRIES || (t->n && t->bytes + m->size > cap)) { /* clock sweep */
         t->hand %= t->n;
         if (t->e[t->hand]->used) t->e[t->hand++]->used = false;
         else maps_remove(t, t->hand);
@@ -685,6 +702,7 @@ static int fs_map(store *s, const char *key, store_map_t *out)
     t->e[t->n] = m;
     t->slot[maps_find(t, h, key)] = (uint32_t)(t->n + 1);
     t->n++;
+    t->bytes += m->size;
     pthread_mutex_unlock(&t->lock);
     return 0;
 fail:

@@ -103,5 +103,8 @@ int store_fs_set_io(store *s, int io);
 int store_fs_uring_works(void);
 /* Reads submitted through io_uring so far (process-wide), to prove the path ran. */
 uint64_t store_fs_uring_reads(void);
+/* Size limit of the files each fs store keeps mapped (store_map), from its
+ * next new mapping on; 0 restores the default (an eighth of physical memory). */
+void store_fs_set_map_bytes(size_t n);
 
 #endif

@@ -70,7 +70,8 @@ typedef struct {
     bool blosc;             /* stored chunks are blosc buffers (blosc codec only) */
     bool scatter;           /* blosc codec only: try codec_blosc_fast_scatter for units not direct */
     bool map_chunks;        /* unsharded, not identity: map chunk files (store_map) where the store can */
-    bool drop_maps;         /* map_chunks for a plain read: drop the pages of each group's mappings once decoded */
+    bool drop_maps;         /* ZARR_READ_DROP: drop the pages of every mapping once decoded */
+    bool drop_whole;        /* plain reads: drop those of chunks read whole, keep those read in part */
     bool zstd;              /* units are zstd frames alone: parts decoded a block at a time, rows put in place as they come */
     bool stream;            /* dst is much bigger than the cache: scatter with non-temporal stores */
 } read_ctx;
@@ -479,7 +480,7 @@ static int read_group(void *vctx, size_t g, int slot)
         } else {
             if ((rc = zarr_chunk_key(a, coords[i], keys[i], KEY_LEN)) < 0) goto out;
             key = keys[i];
-            if (r->map_chunks && !(r->identity && (direct || !whole))) {
+            if (r->map_chunks && !(r->identity && (direct || (!whole && r->drop_maps)))) {
                 /* the chunk file mapped: decoded in place, no request, no copy
                  * (uncompressed: a whole chunk copied from the page cache into
                  * place, once: none/whole 0.20 -> 0.12 s; one contiguous in
@@ -723,7 +724,7 @@ out:
     for (size_t i = 0; i < nreq; i++)
         if (reqs[i].data != reqs[i].buf) zc__free(reqs[i].data);
     for (size_t i = 0; i < n; i++) {
-        if (r->drop_maps && mm[i].handle) store_map_drop(&mm[i]);
+        if (mm[i].handle && (r->drop_maps || (r->drop_whole && uwhole[i]))) store_map_drop(&mm[i]);
         store_unmap(a->st, &mm[i]);
     }
     /* freed by the thread that allocated them: its allocation cache hands the
@@ -764,6 +765,7 @@ typedef struct {
     uint16_t tunit[SPLIT_TASKS];
     uint32_t tblock[SPLIT_TASKS];  /* the task's first block */
     size_t jlast[SPLIT_UNITS], per[SPLIT_UNITS]; /* the unit's last needed block, blocks per task */
+    bool whole[SPLIT_UNITS];
     atomic_bool declined[SPLIT_UNITS];
     uint16_t redo[SPLIT_UNITS];
 } split_ctx;
@@ -827,6 +829,7 @@ static int read_split(read_ctx *r, pool *p)
         char key[KEY_LEN];
         zarr_sel_unravel(s, i, j);
         unit_geometry(r, j, coord, &c->dst_off[i], &c->src_off[i], c->sstride[i], c->count[i], &whole);
+        c->whole[i] = whole;
         size_t lo, hi, nb = 0, j0 = 0, per = 1;
         codec_blosc_header h;
         if (!(whole && contiguous_in_dst(s, c->count[i])) && runs_long(r, c->count[i])) {
@@ -869,7 +872,7 @@ static int read_split(read_ctx *r, pool *p)
     if (nredo) rc = pool_for(p, nredo, width(a), redo_task, c);
 out:
     for (size_t i = 0; i < n; i++) {
-        if (r->drop_maps && c->mm[i].handle) store_map_drop(&c->mm[i]);
+        if (c->mm[i].handle && (r->drop_maps || (r->drop_whole && c->whole[i]))) store_map_drop(&c->mm[i]);
         store_unmap(a->st, &c->mm[i]);
     }
     zc__free(c);
@@ -897,7 +900,8 @@ int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size,
      * faults and dropping its pages cost more than a batched read */
     r.map_chunks = !a->m.sharded && (r.identity ? !(flags & ZARR_READ_MAP) && a->rchunk_nbytes >= MAP_MIN
                                                 : (flags & ZARR_READ_MAP) || a->rchunk_nbytes >= MAP_MIN);
-    r.drop_maps = r.map_chunks && !(flags & ZARR_READ_MAP);
+    r.drop_maps = r.map_chunks && (flags & ZARR_READ_DROP);
+    r.drop_whole = r.map_chunks && !(flags & ZARR_READ_MAP);
     int rc = zarr_sel_plan(a, sel, &r.s);
     if (rc < 0) return zc__err_wrap(rc, "array '%s'", a->path);
     size_t need;
