@@ -222,6 +222,20 @@ static int block(const unsigned char *src, size_t n, size_t at, size_t ts, bool 
     return 1;
 }
 
+/* An lz4 length: a 4-bit field of 15 goes on in bytes added up to the first
+ * that is not 255. False if the stream ends first. */
+static bool lz4_len(const unsigned char **ip, const unsigned char *iend, size_t *len)
+{
+    if (*len != 15) return true;
+    unsigned b;
+    do {
+        if (*ip >= iend) return false;
+        b = *(*ip)++;
+        *len += b;
+    } while (b == 255);
+    return true;
+}
+
 /* (blosc_fast.h) Used for parts of highly compressed streams instead of
  * LZ4_decompress_safe_partial, which copies the match that crosses its stop
  * a byte at a time: in a nearly constant byte plane that match is most of the
@@ -235,14 +249,7 @@ ptrdiff_t codec_lz4_decode_upto(const void *vsrc, size_t n, void *vdst, size_t c
         if (ip >= iend) return -1;
         unsigned tok = *ip++;
         size_t lit = tok >> 4;
-        if (lit == 15) {
-            unsigned b;
-            do {
-                if (ip >= iend) return -1;
-                b = *ip++;
-                lit += b;
-            } while (b == 255);
-        }
+        if (!lz4_len(&ip, iend, &lit)) return -1;
         if (lit > (size_t)(iend - ip) || lit > (size_t)(oend - op)) return -1;
         if (lit <= 16 && iend - ip >= 16 && oend - op >= 16) memcpy(op, ip, 16); /* the usual short run, fixed size */
         else memcpy(op, ip, lit);
@@ -252,14 +259,7 @@ ptrdiff_t codec_lz4_decode_upto(const void *vsrc, size_t n, void *vdst, size_t c
         if (iend - ip < 2) return -1;
         size_t off = (size_t)ip[0] | (size_t)ip[1] << 8, ml = tok & 15;
         ip += 2;
-        if (ml == 15) {
-            unsigned b;
-            do {
-                if (ip >= iend) return -1;
-                b = *ip++;
-                ml += b;
-            } while (b == 255);
-        }
+        if (!lz4_len(&ip, iend, &ml)) return -1;
         ml += 4;
         if (off == 0 || off > (size_t)(op - dst) || ml > (size_t)(oend - op)) return -1;
         const unsigned char *m = op - off;
