@@ -279,6 +279,11 @@ ZC_API int zc_zarr_stats(zc_zarr *arr, zc_zarr_stats_t *stats);
  * parallel; a fully covered chunk whose layout matches decodes straight into dst.
  * Sharded arrays cache decoded shard indexes in the handle (up to 64 MiB):
  * reopen the array if another process rewrote its shards since.
+ * Local chunk files of 256 KiB or more are mapped and decoded straight from
+ * the page cache. The pages of chunks read in part stay mapped for later
+ * reads (up to an eighth of physical memory per store, shared with the page
+ * cache but counted in the process's RSS); those of chunks read whole are
+ * released. ZC_STORE_MAP=0 in the environment turns mapping off.
  * @return 0, ZC_ERANGE (selection outside the array, dimension named),
  *         ZC_EINVAL (dst_size too small), ZC_ECORRUPT/ECHECKSUM (chunk key and
  *         codec named), ZC_EIO, ZC_ENOMEM.
