@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
@@ -24,6 +25,7 @@ typedef struct job {
     atomic_int joined;    /* threads that joined: the next slot number */
     int width;            /* max threads on this job */
     int active;           /* threads working on it (under pool lock) */
+    atomic_int workers;   /* workers in it: decremented after active, under the lock (pool_for spins on it) */
     int err;              /* first error code (under err_lock) */
     char errmsg[ZC_ERRMSG_MAX];
     pthread_mutex_t err_lock;
@@ -83,10 +85,12 @@ static void *worker(void *arg)
         while (!p->stop && !(j = pick(p))) pthread_cond_wait(&p->work_cv, &p->lock);
         if (p->stop) break;
         j->active++;
+        atomic_fetch_add(&j->workers, 1);
         pthread_mutex_unlock(&p->lock);
         run_indices(j);
         pthread_mutex_lock(&p->lock);
         j->active--;
+        atomic_fetch_sub(&j->workers, 1);
         pthread_cond_broadcast(&p->done_cv);
     }
     pthread_mutex_unlock(&p->lock);
@@ -150,6 +154,25 @@ int pool_width(const pool *p, int width)
     return width > 0 && width < all ? width : all;
 }
 
+/* The caller, done with its indices, waits a little (SPIN_NS) for the
+ * workers still in the job before sleeping on done_cv: a short job's last
+ * index usually ends within microseconds, and being woken from the condition
+ * variable costs 20-30 us here (a fifth of a 250 us read of a small crop). */
+#define SPIN_NS 100000
+static void wait_workers(job *j)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned k = 1; atomic_load_explicit(&j->workers, memory_order_acquire) > 0; k++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (k % 64) continue;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > SPIN_NS) break;
+    }
+}
+
 int pool_for(pool *p, size_t n, int width, pool_fn fn, void *ctx)
 {
     if (n == 0) return 0;
@@ -158,6 +181,7 @@ int pool_for(pool *p, size_t n, int width, pool_fn fn, void *ctx)
     atomic_init(&j.next, 0);
     atomic_init(&j.failed, 0);
     atomic_init(&j.joined, 0);
+    atomic_init(&j.workers, 0);
     pthread_mutex_init(&j.err_lock, NULL);
 
     pthread_mutex_lock(&p->lock);
@@ -169,6 +193,7 @@ int pool_for(pool *p, size_t n, int width, pool_fn fn, void *ctx)
     pthread_mutex_unlock(&p->lock);
 
     run_indices(&j);
+    wait_workers(&j);
 
     pthread_mutex_lock(&p->lock);
     j.active--;
