@@ -24,8 +24,7 @@ typedef struct job {
     atomic_int failed;    /* set on first failure: stop claiming */
     atomic_int joined;    /* threads that joined: the next slot number */
     int width;            /* max threads on this job */
-    int active;           /* threads working on it (under pool lock) */
-    atomic_int workers;   /* workers in it: decremented after active, under the lock (pool_for spins on it) */
+    atomic_int active;    /* threads working on it: changed under the pool lock, read by pool_for's spin */
     int err;              /* first error code (under err_lock) */
     char errmsg[ZC_ERRMSG_MAX];
     pthread_mutex_t err_lock;
@@ -72,7 +71,7 @@ static void run_indices(job *j)
 static job *pick(pool *p)
 {
     for (job *j = p->jobs; j; j = j->link)
-        if (atomic_load(&j->next) < j->n && !atomic_load(&j->failed) && j->active < j->width) return j;
+        if (atomic_load(&j->next) < j->n && !atomic_load(&j->failed) && atomic_load(&j->active) < j->width) return j;
     return NULL;
 }
 
@@ -84,13 +83,11 @@ static void *worker(void *arg)
         job *j = NULL;
         while (!p->stop && !(j = pick(p))) pthread_cond_wait(&p->work_cv, &p->lock);
         if (p->stop) break;
-        j->active++;
-        atomic_fetch_add(&j->workers, 1);
+        atomic_fetch_add(&j->active, 1);
         pthread_mutex_unlock(&p->lock);
         run_indices(j);
         pthread_mutex_lock(&p->lock);
-        j->active--;
-        atomic_fetch_sub(&j->workers, 1);
+        atomic_fetch_sub(&j->active, 1);
         pthread_cond_broadcast(&p->done_cv);
     }
     pthread_mutex_unlock(&p->lock);
@@ -163,7 +160,7 @@ static void wait_workers(job *j)
 {
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (unsigned k = 1; atomic_load_explicit(&j->workers, memory_order_acquire) > 0; k++) {
+    for (unsigned k = 1; atomic_load_explicit(&j->active, memory_order_acquire) > 1; k++) { /* 1: the caller */
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
@@ -181,14 +178,13 @@ int pool_for(pool *p, size_t n, int width, pool_fn fn, void *ctx)
     atomic_init(&j.next, 0);
     atomic_init(&j.failed, 0);
     atomic_init(&j.joined, 0);
-    atomic_init(&j.workers, 0);
+    atomic_init(&j.active, 1); /* the caller */
     pthread_mutex_init(&j.err_lock, NULL);
 
     pthread_mutex_lock(&p->lock);
     job **tail = &p->jobs;
     while (*tail) tail = &(*tail)->link;
     *tail = &j;
-    j.active = 1; /* the caller */
     pthread_cond_broadcast(&p->work_cv);
     pthread_mutex_unlock(&p->lock);
 
@@ -196,8 +192,8 @@ int pool_for(pool *p, size_t n, int width, pool_fn fn, void *ctx)
     wait_workers(&j);
 
     pthread_mutex_lock(&p->lock);
-    j.active--;
-    while (j.active > 0) pthread_cond_wait(&p->done_cv, &p->lock);
+    atomic_fetch_sub(&j.active, 1);
+    while (atomic_load(&j.active) > 0) pthread_cond_wait(&p->done_cv, &p->lock);
     for (job **q = &p->jobs; *q; q = &(*q)->link)
         if (*q == &j) { *q = j.link; break; }
     pthread_mutex_unlock(&p->lock);
