@@ -557,14 +557,24 @@ static void fs_close(store *s)
 static atomic_int live_maps;
 static _Atomic size_t map_bytes_set; /* store_fs_set_map_bytes */
 
-/* The table's size limit: set, or an eighth of physical memory (256 MiB at least). */
+static size_t map_bytes_default;
+static pthread_once_t map_bytes_once = PTHREAD_ONCE_INIT;
+
+static void map_bytes_init(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    size_t ram = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz : 0, eighth = ram / 8;
+    map_bytes_default = eighth > ((size_t)256 << 20) ? eighth : (size_t)256 << 20;
+}
+
+/* The table's size limit: set, or an eighth of physical memory (256 MiB at
+ * least), read once (sysconf reads /proc: not on every new mapping). */
 static size_t map_bytes(void)
 {
     size_t set = atomic_load(&map_bytes_set);
     if (set) return set;
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    size_t ram = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz : 0, eighth = ram / 8;
-    return eighth > ((size_t)256 << 20) ? eighth : (size_t)256 << 20;
+    pthread_once(&map_bytes_once, map_bytes_init);
+    return map_bytes_default;
 }
 
 void store_fs_set_map_bytes(size_t n) { atomic_store(&map_bytes_set, n); }
