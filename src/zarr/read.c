@@ -765,6 +765,7 @@ typedef struct {
     uint16_t tunit[SPLIT_TASKS];
     uint32_t tblock[SPLIT_TASKS];  /* the task's first block */
     size_t jlast[SPLIT_UNITS], per[SPLIT_UNITS]; /* the unit's last needed block, blocks per task */
+    size_t bsize[SPLIT_UNITS];                   /* its blosc block size: a task's scratch (one block at a time) */
     bool whole[SPLIT_UNITS];
     atomic_bool declined[SPLIT_UNITS];
     uint16_t redo[SPLIT_UNITS];
@@ -778,8 +779,8 @@ static int split_task(void *vctx, size_t t, int slot)
     size_t u = c->tunit[t], j = c->tblock[t];
     if (j == SPLIT_WHOLE) return read_group(r, u, slot); /* r->group is 1 */
     /* allocated and freed by this thread: its allocation cache hands the same
-     * pages to its next task (a block's planes use a block's worth of it) */
-    unsigned char *tmp = zc__malloc(a->rchunk_nbytes);
+     * pages to its next task */
+    unsigned char *tmp = zc__malloc(c->bsize[u]);
     if (!tmp) return ZC_ENOMEM;
     if (!codec_blosc_fast_scatter_part(c->mm[u].addr, c->mm[u].size, a->rchunk_nbytes, a->m.dtype.size, tmp,
                                        r->dst + c->dst_off[u], r->s.ostride, c->sstride[u], c->count[u], r->s.ndim,
@@ -847,6 +848,7 @@ static int read_split(read_ctx *r, pool *p)
                 per = SPLIT_BYTES / h.blocksize < 1 ? 1 : SPLIT_BYTES / h.blocksize;
                 c->jlast[i] = (hi - 1) / h.blocksize;
                 c->per[i] = per;
+                c->bsize[i] = h.blocksize;
                 nb = (c->jlast[i] - j0) / per + 1; /* tasks */
             }
         }
