@@ -727,7 +727,8 @@ ZC_API void zc_report_free(zc_report *r);
 ZC_API int zc_report_json(const zc_report *r, char **json);
 
 /**
- * Compute `n` arrays into their targets, sharing work. report may be NULL.
+ * Compute `n` arrays into their targets, sharing work (zc_plan_create +
+ * zc_plan_execute of every operation + zc_plan_free). report may be NULL.
  * @return 0, ZC_EMEMBOUND (before any work: the operation, its projected and
  *         allowed memory and what to change), ZC_ECANCELED, or the first task error.
  */
@@ -736,23 +737,106 @@ ZC_API int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const
 /** Compute one array into a caller's C-order buffer (for arrays that fit in memory). */
 ZC_API int zc_compute_buffer(const zc_spec *spec, zc_array *a, void *dst, size_t dst_size, zc_report **report);
 
+/* ---- plans: plan once, then execute (FFTW-style) ----
+ *
+ * zc_plan_create runs the planner once: it optimizes the arrays' graph into a
+ * table of operations (stages: the node each writes, its task grid, the
+ * chunkings of intermediates, fitted sizes such as a copy's block of chunks),
+ * projects every task's memory and refuses with ZC_EMEMBOUND before any work.
+ * The plan works on its own copy of the graph: the arrays passed in are never
+ * changed, so any number of plans, in any threads, may share them. A plan's
+ * operations never change once made. zc_plan_execute runs it whole (any number
+ * of times) or runs tasks [first, last) of one operation (what every executor
+ * calls); executions of one plan run one at a time (a lock), distinct plans
+ * run concurrently. A plan written with zc_plan_write holds its operations,
+ * not only the source graph: zc_plan_load gives back exactly those tasks in
+ * any process, with any thread count.
+ *
+ *   zc_plan *p;
+ *   zc_plan_create(&spec, 1, &m, &t, &p);   // ZC_EMEMBOUND here, before any work
+ *   zc_plan_execute(p, NULL, ZC_PLAN_ALL, 0, -1);
+ *   zc_plan_free(p);
+ *
+ * zc_compute, zc_plan_json, zc_plan_save and zc_plan_run are these calls in one. */
+typedef struct zc_plan zc_plan;
+#define ZC_PLAN_ALL (-1) /* zc_plan_execute: every operation, in order */
+
 /**
- * The optimized plan without running it: JSON {"operations":[{"name", "kind", "shape", "chunks",
+ * Plan n arrays into their targets (targets NULL: a plan that can be described
+ * but not executed or written). The spec's memory figures size the plan; its
+ * other settings are the default of every execution. Free with zc_plan_free.
+ * @return 0, ZC_EINVAL (NULL argument, a target without store or path, unknown
+ *         spec version), ZC_EMEMBOUND (an operation does not fit: its name, its
+ *         projected and allowed memory and what to change), ZC_ENOMEM.
+ */
+ZC_API int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
+                          zc_plan **out);
+/** Free a plan (its own copy of the graph, its stores if loaded). NULL is a no-op. */
+ZC_API void zc_plan_free(zc_plan *plan);
+/**
+ * Execute a plan. op ZC_PLAN_ALL: every operation (creating its arrays, the
+ * intermediates in a fresh work directory removed at the end unless resume);
+ * the report is then zc_plan_report's. op >= 0: tasks [first, last) of that
+ * operation (last < 0 = to its end) of a written or loaded plan, whose arrays
+ * exist; operations before it must have finished, in any processes. run gives
+ * this execution's settings (threads, executor, progress, retries, resume,
+ * cache_mem, work_dir); NULL = the plan's spec. Its memory figures are ignored:
+ * the plan's were used to size the tasks.
+ * @return 0, ZC_EINVAL (bad op; a slice of a plan never written), ZC_ECANCELED,
+ *         or the first task error.
+ */
+ZC_API int zc_plan_execute(zc_plan *plan, const zc_spec *run, int op, int64_t first, int64_t last);
+/** Number of operations of a plan. @return 0 or ZC_EINVAL (NULL argument). */
+ZC_API int zc_plan_ops(const zc_plan *plan, int *nops);
+/** Tasks of operation op (0 for an operation run by the tasks of an earlier one of its
+ *  group). @return 0 or ZC_EINVAL (NULL argument, op out of range). */
+ZC_API int zc_plan_op_tasks(const zc_plan *plan, int op, int64_t *tasks);
+/**
+ * The plan as JSON (free with zc_free): {"operations":[{"op", "name", "kind", "shape",
+ * "chunks", "dtype", "tasks", "projected_mem", "inputs", "fused", "output", "group"?,
+ * "copy_block"?}], "tasks", "intermediate_bytes", "memory_limit"}.
+ * @return 0, ZC_EINVAL (NULL argument), ZC_ENOMEM.
+ */
+ZC_API int zc_plan_to_json(const zc_plan *plan, char **json);
+/**
+ * The report of the plan's last whole execution (zc_report_json's JSON; free with
+ * zc_free). @return 0, ZC_EINVAL (NULL argument; never executed whole), ZC_ENOMEM.
+ */
+ZC_API int zc_plan_report(zc_plan *plan, char **json);
+/**
+ * Save a plan for workers: creates every operation's array (the targets, and the
+ * intermediates in the work directory — the spec's, else a fresh one — which the
+ * workers must reach) and writes the plan to `path` as JSON: its operations and
+ * graph, the library version and a checksum. Stores must be local folders (not
+ * memory://) and arrays must not come from zc_asarray.
+ * @return 0, ZC_EINVAL (NULL argument, plan without targets), ZC_EUNSUPPORTED
+ *         (memory store, zc_asarray source), ZC_EIO.
+ */
+ZC_API int zc_plan_write(zc_plan *plan, const char *path);
+/**
+ * Load a plan written by zc_plan_write, without planning again: its operations
+ * and task grids are the saved ones whatever this process's thread count.
+ * @return 0, ZC_EFORMAT (not a plan; a plan of another zcube version or plan
+ *         format; content changed after saving — checksum —; an operation
+ *         disagreeing with its node; a source whose shape or dtype changed),
+ *         ZC_EIO, ZC_ENOMEM.
+ */
+ZC_API int zc_plan_load(const char *path, zc_plan **out);
+
+/**
+ * The optimized plan without running it (zc_plan_create + zc_plan_to_json;
+ * targets are not used): JSON {"operations":[{"name", "kind", "shape", "chunks",
  * "dtype", "tasks", "projected_mem", "inputs", "fused"}], "tasks", "intermediate_bytes"}.
  */
 ZC_API int zc_plan_json(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, char **json);
 
-/**
- * Save a computation for workers: plans it, creates every operation's array (the
- * targets, and intermediates in the work directory, which must be reachable by the
- * workers), and writes the plan as JSON to `path`. Stores must be local folders
- * (not memory://) and arrays must not come from zc_asarray.
- */
+/** Save a computation for workers: zc_plan_create + zc_plan_write. */
 ZC_API int zc_plan_save(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
                         const char *path);
 /**
  * Run tasks [first, last) of operation `op` of a saved plan, in this process
- * (last < 0 = to the end). Operations before `op` must have finished, in any
+ * (last < 0 = to the end) on nthreads threads (0 = all cores): zc_plan_load +
+ * zc_plan_execute. Operations before `op` must have finished, in any
  * processes. This is what `zcube worker PLAN.json --op N --blocks A:B` calls.
  */
 ZC_API int zc_plan_run(const char *path, int op, int64_t first, int64_t last, int nthreads);

@@ -26,6 +26,21 @@ extern int harness_failures;
     }                                                                           \
     static void test_##name(void)
 
+/* A function a test runs in another process of the same binary
+ * (`test_x --child name args...`, see harness_run_child): not a ctest entry. */
+typedef int (*child_fn)(int argc, char **argv);
+void harness_register_child(const char *name, child_fn fn);
+#define CHILD(name)                                                             \
+    static int child_##name(int argc, char **argv);                             \
+    __attribute__((constructor)) static void register_child_##name(void)        \
+    {                                                                           \
+        harness_register_child(#name, child_##name);                            \
+    }                                                                           \
+    static int child_##name(int argc, char **argv)
+/* Run child `name` with args (NULL-terminated) in a fresh process of this
+ * binary (fork + exec: no thread of this one is copied); its exit status, or -1. */
+int harness_run_child(const char *name, const char *const *args);
+
 #define CHECK(cond)                                                             \
     do {                                                                        \
         if (!(cond)) {                                                          \
@@ -66,6 +81,10 @@ extern int harness_failures;
  * The caller json_decref's the result. */
 typedef struct json_t json_t;
 json_t *report_checked(zc_report *rep);
+
+/* Recompute the checksum of the saved plan at path after a test edited it on
+ * purpose (so the edit reaches the checks behind the checksum); 0 or -1. */
+int plan_resign(const char *path);
 
 /* Directory of test data (tests/data), set by CMake. */
 #ifndef ZC_TEST_DATA

@@ -1140,6 +1140,8 @@ TEST(plans_with_new_kinds_run_from_json)
         fp = fopen(plan, "w");
         fputs(text, fp);
         fclose(fp);
+        CHECK_ERR(zc_plan_run(plan, 0, 0, -1, 1), ZC_EFORMAT, "checksum");
+        CHECK(plan_resign(plan) == 0);
         CHECK_ERR(zc_plan_run(plan, 0, 0, -1, 1), ZC_EFORMAT, "gather node: bad mode");
     }
     free(got);

@@ -43,10 +43,6 @@
 #include "zarr/probe.h"
 #include "zarr/zarr.h"
 
-struct zc_report {
-    char *json;
-};
-
 typedef struct {
     plan *p;
     plan_stage *s;
@@ -902,48 +898,42 @@ int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *s
     return run_stage(p, k, first, last, spec, NULL, NULL, NULL);
 }
 
-void exec_finish(plan *p)
+void exec_close(plan *p)
 {
     for (int k = 0; k < p->nstages; k++) {
         zc_zarr_close(p->stages[k].node->mat);
         p->stages[k].node->mat = NULL;
         if (p->stages[k].node->kind == NODE_EW) node_unfuse_ew(p->stages[k].node);
     }
-    plan_free(p);
 }
 
-/* zc_compute; with dst (then targets is NULL and n is 1), the output is put into dst
- * (C order, at least its size) instead of a target array. */
-static int compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, void *dst,
-                   zc_report **report)
+int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
 {
-    if (spec->struct_size < offsetof(zc_spec, executor) || spec->struct_size > sizeof *spec)
-        return zc__err(ZC_EINVAL, "zc_compute: struct_size %u is not a known version", spec->struct_size);
-    for (int i = 0; !dst && i < n; i++)
-        if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
-    zc_spec sp = ZC_SPEC_INIT;
-    memcpy(&sp, spec, spec->struct_size);
-    spec = &sp;
+    plan *p = &z->p;
+    const zc_target *targets = z->targets;
+    if (!dst && z->ntargets < p->noutputs)
+        return zc__err(ZC_EINVAL, "the plan was made without targets: there is nowhere to write its results");
     const exec_backend *ex;
     ZC_TRY(exec_find(spec->executor, &ex));
-    plan p;
-    ZC_TRY(plan_build(spec, n, arrays, &p));
-    srccache *cache = NULL; /* sources read by several stages, decoded once (spec->cache_mem) */
-    int rc = srccache_setup(&p, spec, &cache);
-    if (rc < 0) {
-        plan_free(&p);
-        return rc;
+    for (int k = 0; k < p->nstages; k++) { /* this execution's figures */
+        p->stages[k].seconds = 0;
+        p->stages[k].measured = 0;
+        p->stages[k].skipped = 0;
+        p->stages[k].erase_input = false;
     }
+    srccache *cache = NULL; /* sources read by several stages, decoded once (spec->cache_mem) */
+    int rc = srccache_setup(p, spec, &cache);
+    if (rc < 0) return rc;
     char work_dir[1024];
     exec_work_dir(spec, work_dir, sizeof work_dir);
     zc_store *work = NULL;
     bool need_work = false;
-    for (int k = 0; k < p.nstages; k++) need_work |= p.stages[k].target < 0;
+    for (int k = 0; k < p->nstages; k++) need_work |= p->stages[k].target < 0;
     /* Small intermediates (reduction partials, mostly) stay in memory, inside
      * reserved_mem: a file per tiny chunk costs far more than computing it. */
-    bool in_memory = !spec->resume && (size_t)p.intermediate_bytes <= spec->reserved_mem / 2;
+    bool in_memory = !spec->resume && (size_t)p->intermediate_bytes <= spec->reserved_mem / 2;
     size_t cached = srccache_bytes(cache); /* what cache_mem has left holds the intermediates if they all fit */
-    if (!spec->resume && spec->cache_mem > cached && (size_t)p.intermediate_bytes <= spec->cache_mem - cached)
+    if (!spec->resume && spec->cache_mem > cached && (size_t)p->intermediate_bytes <= spec->cache_mem - cached)
         in_memory = true;
     if (need_work && in_memory) {
         static atomic_int mem_counter;
@@ -954,42 +944,39 @@ static int compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc
     if (need_work && (rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work)) < 0) {
         zc__err_wrap(rc, "work directory");
         srccache_free(cache);
-        plan_free(&p);
         return rc;
     }
     zc_array *dnode = NULL; /* the node of the output stage, written into dst */
-    for (int k = 0; k < p.nstages; k++)
-        if (p.stages[k].target == 0) dnode = p.stages[k].node;
+    for (int k = 0; k < p->nstages; k++)
+        if (p->stages[k].target == 0) dnode = p->stages[k].node;
     double t0 = now();
-    for (int k = 0; k < p.nstages && rc == 0; k++) {
-        plan_stage *s = &p.stages[k];
+    for (int k = 0; k < p->nstages && rc == 0; k++) {
+        plan_stage *s = &p->stages[k];
         if (s->group >= 0 && s->group != k) continue; /* created and computed with its group's first stage */
-        for (int j = k; j < p.nstages && rc == 0; j++) /* the stage, and the others of its group */
-            if ((j == k || p.stages[j].group == k) && !(dst && p.stages[j].target >= 0))
-                rc = create_stage_array(&p.stages[j], p.stages[j].target >= 0 ? &targets[p.stages[j].target] : NULL,
+        for (int j = k; j < p->nstages && rc == 0; j++) /* the stage, and the others of its group */
+            if ((j == k || p->stages[j].group == k) && !(dst && p->stages[j].target >= 0))
+                rc = create_stage_array(&p->stages[j], p->stages[j].target >= 0 ? &targets[p->stages[j].target] : NULL,
                                         work, j, spec->resume);
         if (rc == 0) {
-            s->erase_input = !spec->resume && may_erase_input(&p, k);
-            rc = run_stage(&p, k, 0, s->tasks, spec, dst ? dnode : NULL, dst,
-                           spec->resume ? NULL : consumable(&p, k));
+            s->erase_input = !spec->resume && may_erase_input(p, k);
+            rc = run_stage(p, k, 0, s->tasks, spec, dst ? dnode : NULL, dst, spec->resume ? NULL : consumable(p, k));
         }
     }
     double total = now() - t0;
-    if (rc == 0 && report) {
-        *report = zc__calloc(1, sizeof **report);
-        char *j = *report ? plan_to_json(&p, true, total) : NULL;
+    if (rc == 0) {
+        char *j = plan_to_json(p, true, total);
         if (j) srccache_annotate(cache, need_work && in_memory, &j);
-        if (*report && j) {
-            (*report)->json = zc__strdup(j);
-            free(j);
-        }
+        zc__free(z->report);
+        z->report = j ? zc__strdup(j) : NULL;
+        free(j);
+        if (!z->report) rc = zc__err(ZC_ENOMEM, "the report of the computation");
     }
     /* remove only what this run wrote: the intermediates op<k>, and the folder if it made it */
     bool clean = need_work && !spec->resume && !in_memory;
-    for (int k = 0; clean && k < p.nstages; k++) {
+    for (int k = 0; clean && k < p->nstages; k++) {
         char sub[1100];
         snprintf(sub, sizeof sub, "%s/op%d", work_dir, k);
-        if (p.stages[k].target < 0) nftw(sub, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        if (p->stages[k].target < 0) nftw(sub, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     }
     if (clean && made_dir) {
         char meta[1100];
@@ -997,60 +984,9 @@ static int compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc
         remove(meta);
         rmdir(work_dir);
     }
+    for (int k = 0; k < p->nstages; k++) p->stages[k].erase_input = false;
     srccache_free(cache);
-    exec_finish(&p);
+    exec_close(p);
     zc_store_close(work);
     return rc;
-}
-
-int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, zc_report **report)
-{
-    zc__err_clear();
-    if (report) *report = NULL;
-    if (!spec || !arrays || !targets || n < 1) return zc__err(ZC_EINVAL, "zc_compute: NULL argument");
-    return compute(spec, n, arrays, targets, NULL, report);
-}
-
-void zc_report_free(zc_report *r)
-{
-    if (!r) return;
-    zc__free(r->json);
-    zc__free(r);
-}
-
-int zc_report_json(const zc_report *r, char **json)
-{
-    if (!r || !json || !r->json) return zc__err(ZC_EINVAL, "zc_report_json: no report");
-    *json = zc__strdup(r->json);
-    return *json ? 0 : ZC_ENOMEM;
-}
-
-int zc_plan_json(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, char **json)
-{
-    zc__err_clear();
-    (void)targets;
-    if (!spec || !arrays || !json) return zc__err(ZC_EINVAL, "zc_plan_json: NULL argument");
-    plan p;
-    ZC_TRY(plan_build(spec, n, arrays, &p));
-    char *j = plan_to_json(&p, false, 0);
-    plan_free(&p);
-    if (!j) return zc__err(ZC_ENOMEM, "cannot serialize the plan");
-    *json = zc__strdup(j);
-    free(j);
-    return *json ? 0 : ZC_ENOMEM;
-}
-
-int zc_compute_buffer(const zc_spec *spec, zc_array *a, void *dst, size_t dst_size, zc_report **report)
-{
-    zc__err_clear();
-    if (!spec || !a || (!dst && dst_size)) return zc__err(ZC_EINVAL, "zc_compute_buffer: NULL argument");
-    size_t need = a->itemsize;
-    for (int d = 0; d < a->ndim; d++) need *= (size_t)a->shape[d];
-    if (dst_size < need) return zc__err(ZC_EINVAL, "buffer of %zu bytes is too small (%zu needed)", dst_size, need);
-    if (report) *report = NULL;
-    if (!need) { /* nothing to compute into; still planned, for the errors and the report */
-        static unsigned char none[1];
-        dst = none;
-    }
-    return compute(spec, 1, &a, NULL, dst, report);
 }

@@ -12,7 +12,12 @@ int exec_prepare(plan *p, const zc_target *targets, zc_store *work, int resume);
 int exec_open(plan *p, const zc_target *targets, zc_store *work);
 /* Run tasks [first, last) of stage k. */
 int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *spec);
-/* Close the stage arrays and free the plan. */
-void exec_finish(plan *p);
+/* Close the stage arrays (opened by exec_prepare, exec_open or exec_whole). */
+void exec_close(plan *p);
+/* Execute every stage of z (spec: the execution's settings, complete), each
+ * stage's array created just before it runs; intermediates removed at the end
+ * unless spec->resume. With dst, the first output goes into that C-order
+ * buffer instead of a target (zc_compute_buffer). The report goes to z->report. */
+int exec_whole(zc_plan *z, const zc_spec *spec, void *dst);
 
 #endif

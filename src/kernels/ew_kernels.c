@@ -47,7 +47,9 @@ typedef struct {
  * real numbers) are built twice, for AVX2 and for the baseline, and the
  * loader picks one for the CPU (GCC function multiversioning); the others
  * (casts, complex, branchy integer division) are built once. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)
+/* (not under ThreadSanitizer: the loader runs the resolvers before its runtime
+ * is up, and GCC instruments them) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__) && !defined(__SANITIZE_THREAD__)
 #define EW_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define EW_CLONES

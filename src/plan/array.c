@@ -10,7 +10,7 @@
 #include "core/checked.h"
 #include "core/dtype.h"
 #include "core/error.h"
-#include "loader/perm.h"
+#include "core/hash.h"
 #include "ops/linalg.h"
 #include "exec/srccache.h"
 #include "plan/decomp.h"
@@ -54,6 +54,30 @@ int node_new(node_kind kind, int ndim, const int64_t *shape, const int64_t *chun
     return 0;
 }
 
+int node_clone(zc_array *a, zc_array *const *inputs, zc_array **out)
+{
+    zc_array *c = zc__malloc(sizeof *c);
+    if (!c) return ZC_ENOMEM;
+    memcpy(c, a, sizeof *c);
+    atomic_init(&c->refs, 1);
+    c->origin = a->origin ? a->origin : a;
+    zc_array_retain(c->origin);
+    for (int i = 0; i < a->ninputs; i++) {
+        c->inputs[i] = inputs[i];
+        zc_array_retain(inputs[i]);
+    }
+    if (a->kind == NODE_EW) {
+        c->p.ew.prog = NULL;
+        c->p.ew.leaves = NULL;
+        c->p.ew.nleaves = 0;
+    }
+    c->mat = NULL;
+    c->stage = -1;
+    c->cache = NULL;
+    *out = c;
+    return 0;
+}
+
 void zc_array_retain(zc_array *a)
 {
     if (a) atomic_fetch_add(&a->refs, 1);
@@ -65,13 +89,16 @@ void zc_array_release(zc_array *a)
         /* free iteratively along the first input to keep deep chains off the stack */
         zc_array *next = a->ninputs ? a->inputs[0] : NULL;
         for (int i = 1; i < a->ninputs; i++) zc_array_release(a->inputs[i]);
-        if (a->kind == NODE_ZARR) {
-            zc_zarr_close(a->p.zarr.z);
-            zc__free(a->p.zarr.path);
-        }
-        if (a->kind == NODE_BUFFER) zc__free(a->p.buffer.data);
         if (a->kind == NODE_EW) node_unfuse_ew(a);
-        if (manip_kind(a->kind)) manip_free(a);
+        if (a->origin) zc_array_release(a->origin); /* its data are the origin's */
+        else {
+            if (a->kind == NODE_ZARR) {
+                zc_zarr_close(a->p.zarr.z);
+                zc__free(a->p.zarr.path);
+            }
+            if (a->kind == NODE_BUFFER) zc__free(a->p.buffer.data);
+            if (manip_kind(a->kind)) manip_free(a);
+        }
         zc__free(a);
         a = next;
     }

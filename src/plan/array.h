@@ -112,10 +112,14 @@ struct zc_array {
         } fft;
         struct { int op; int64_t band, group; } decomp; /* plan/decomp.h: la_op, rows per band, bands per group */
     } p;
-    /* set during a computation (plan/plan.c, exec/run.c); a node takes part in
-     * one computation at a time */
-    zc_zarr *mat;                          /* materialized values, when not NULL */
-    int stage;                             /* stage that materializes it, or -1 */
+    /* A plan's own node: plan_build copies the caller's graph (node_clone), so
+     * graphs stay immutable values any number of plans and threads may share;
+     * the fields below are only ever set on a plan's own nodes. */
+    zc_array *origin;                      /* the caller's node this copies (retained): its owned data
+                                              (zarr handle and path, buffer, gather indices) are borrowed;
+                                              NULL for a caller's node or one the planner made */
+    zc_zarr *mat;                          /* materialized values, when not NULL (exec/run.c) */
+    int stage;                             /* stage that materializes it, or -1 (plan/plan.c) */
     struct srccache_entry *cache;          /* NODE_ZARR: decoded chunks kept (exec/srccache.h), or NULL */
 };
 
@@ -124,6 +128,9 @@ int node_new(node_kind kind, int ndim, const int64_t *shape, const int64_t *chun
              zc_array *const *inputs, zc_array **out);
 /* Chunk shape of about `target` bytes for a shape (trailing dims whole first). */
 void node_auto_chunks(int ndim, const int64_t *shape, size_t itemsize, size_t target, int64_t *chunks);
+/* A plan's own copy of node a, with inputs `inputs` (retained): the same
+ * parameters, a->origin (or a) retained as origin, no fused program. */
+int node_clone(zc_array *a, zc_array *const *inputs, zc_array **out);
 /* Number of blocks in the grid (product), and block index ↔ coordinates. */
 int64_t node_nblocks(const zc_array *a);
 void node_block_coords(const zc_array *a, int64_t b, int64_t *coords);

@@ -60,6 +60,32 @@ static int collect(node_list *l, zc_array *root)
     return 0;
 }
 
+/* The plan's own copy of the graph under root (node_clone): `from` maps the
+ * caller's nodes to their copies in `to` (each node copied once). */
+static int clone_graph(node_list *from, node_list *to, zc_array *root, zc_array **out)
+{
+    int i = find(from, root);
+    if (i >= 0) {
+        zc_array_retain(to->v[i]);
+        *out = to->v[i];
+        return 0;
+    }
+    zc_array *in[NODE_MAX_INPUTS] = {0}, *c = NULL;
+    int rc = 0;
+    for (int k = 0; k < root->ninputs && rc == 0; k++) rc = clone_graph(from, to, root->inputs[k], &in[k]);
+    if (rc == 0) rc = node_clone(root, in, &c);
+    for (int k = 0; k < root->ninputs; k++) zc_array_release(in[k]);
+    if (rc < 0) return rc;
+    /* both lists grow together: `to` holds a reference to every copy until the end */
+    if ((rc = collect(from, root)) < 0 || from->n != to->n + 1 || (rc = collect(to, c)) < 0) {
+        zc_array_release(c);
+        return rc < 0 ? rc : ZC_EINTERNAL;
+    }
+    zc_array_retain(c);
+    *out = c;
+    return 0;
+}
+
 static const char *kind_name(const zc_array *a)
 {
     switch (a->kind) {
@@ -383,7 +409,7 @@ static bool groupable(const plan *p, int k, int leader)
 }
 
 /* Same input blocks, same tasks. */
-static bool same_grid(const zc_array *a, const zc_array *b)
+bool plan_same_grid(const zc_array *a, const zc_array *b)
 {
     const zc_array *x = a->inputs[0], *y = b->inputs[0];
     if (x->ndim != y->ndim || a->p.reduce.axes != b->p.reduce.axes || a->p.reduce.flags != b->p.reduce.flags ||
@@ -451,7 +477,7 @@ static void group_reductions(plan *p)
             for (int j = k + 1; j < p->nstages && n < GROUP_MAX; j++) {
                 bool in = false;
                 for (int i = 0; i < n && !in; i++) in = m[i] == j;
-                if (in || p->stages[j].group >= 0 || !same_grid(p->stages[k].node, p->stages[j].node) ||
+                if (in || p->stages[j].group >= 0 || !plan_same_grid(p->stages[k].node, p->stages[j].node) ||
                     !groupable(p, j, k))
                     continue;
                 m[n] = j;
@@ -497,23 +523,33 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
     p->outputs = zc__calloc((size_t)n, sizeof(zc_array *));
     if (!p->outputs) return ZC_ENOMEM;
     p->noutputs = n;
-    /* an output that is stored already (a source) is written through a copy */
+    /* the plan works on its own copy of the graph: the caller's nodes are never
+     * changed (expanded rechunks, fitted steps, materializations are the copy's) */
+    node_list from = {0}, to = {0};
     for (int i = 0; i < n && rc == 0; i++) {
         zc_array *o = arrays[i];
         if (!o) {
             rc = zc__err(ZC_EINVAL, "array %d to compute is NULL", i);
             break;
         }
-        if (o->kind == NODE_ZARR || o->kind == NODE_SCALAR) rc = zc_rechunk(o, o->chunks, &p->outputs[i]);
-        else {
-            zc_array_retain(o);
+        if ((rc = clone_graph(&from, &to, o, &o)) < 0) break;
+        /* an output that is stored already (a source) is written through a copy */
+        if (o->kind == NODE_ZARR || o->kind == NODE_SCALAR) {
+            rc = zc_rechunk(o, o->chunks, &p->outputs[i]);
+            zc_array_release(o);
+        } else
             p->outputs[i] = o;
-        }
     }
+    for (int i = 0; i < to.n; i++) zc_array_release(to.v[i]);
+    zc__free(from.v);
+    zc__free(from.consumers);
+    zc__free(to.v);
+    zc__free(to.consumers);
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
     /* multistage rechunks, then collect again */
     /* sliced copies size their blocks for this many threads (rechunk_slice_choose) */
     int64_t threads = spec->nthreads > 0 ? spec->nthreads : (pool_default() ? pool_size(pool_default()) : 1);
+    p->threads = threads;
     for (int i = 0; i < l.n && rc == 0; i++)
         if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, threads);
     l.n = 0;

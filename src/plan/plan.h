@@ -1,6 +1,8 @@
 /* plan/plan.h — a computation: the optimized DAG and its stages.
  *
- * plan_build walks the arrays to compute, expands multistage rechunks, decides
+ * plan_build copies the caller's graph (node_clone: the plan's own nodes carry
+ * its decisions, the caller's arrays are never changed), then walks the
+ * arrays to compute, expands multistage rechunks, decides
  * which nodes are materialized (the stages) and which are fused into their
  * consumers, and projects the memory of one task of every stage:
  *
@@ -16,6 +18,9 @@
 #ifndef ZC_PLAN_PLAN_H
 #define ZC_PLAN_PLAN_H
 
+#include <pthread.h>
+
+#include "core/json.h"
 #include "plan/array.h"
 
 typedef struct {
@@ -51,11 +56,43 @@ typedef struct {
     zc_array **outputs;      /* per target: the node written there (retained) */
     int noutputs;
     size_t limit;            /* allowed_mem - reserved_mem */
+    int64_t threads;         /* threads the sliced copies' blocks were fitted for (rechunk_slice_choose) */
     int64_t tasks;           /* all stages */
     int64_t intermediate_bytes; /* logical bytes of intermediate arrays */
 } plan;
 
+/* The public plan handle (zcube.h): a plan, and what executing it needs. Its
+ * stages never change once made; executions run one at a time (lock) and leave
+ * their figures in the stages (seconds, measured) and in `report`. */
+struct zc_plan {
+    plan p;
+    zc_spec spec;            /* as given to zc_plan_create (or read from a saved plan); the
+                                pointers below replace its work_dir and executor */
+    char *work_dir;          /* owned copy, or NULL (a fresh folder per execution) */
+    char *executor;          /* owned copy, or NULL */
+    int ntargets;            /* == p.noutputs when targets were given, else 0 */
+    zc_target *targets;      /* owned copies of the targets (path and codec strings owned) */
+    zc_store **stores;       /* stores a loaded plan opened itself (sources, targets), closed by zc_plan_free */
+    int nstores;
+    pthread_mutex_t lock;    /* one execution at a time */
+    char *report;            /* JSON of the last whole execution, or NULL */
+};
+
 int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p);
+/* A zc_plan around a built plan (takes it over; freed on failure): copies of
+ * spec and targets (targets may be NULL). */
+int plan_object(plan *p, const zc_spec *spec, const zc_target *targets, zc_plan **out);
+/* spec checked (struct_size) and completed with ZC_SPEC_INIT's defaults into *out. */
+int plan_spec(const zc_spec *spec, zc_spec *out);
+/* Write z as a JSON document to path (plan/serialize.c); its arrays live in
+ * work_dir (targets: their stores). */
+int plan_write_doc(const zc_plan *z, const char *work_dir, const char *path);
+/* Checksum of a plan document without its "checksum" member (16 hex digits
+ * and a NUL into hex): the hash of its compact text with sorted keys, the same
+ * text whoever wrote the file. */
+int plan_doc_checksum(json_t *doc, char *hex);
+/* Whether two first reduction rounds read the same input blocks (group members). */
+bool plan_same_grid(const zc_array *a, const zc_array *b);
 void plan_free(plan *p);
 /* JSON summary of the plan (and of the run if it happened). */
 char *plan_to_json(const plan *p, bool ran, double seconds);

@@ -1,16 +1,24 @@
-/* plan/serialize.c — a computation as JSON, so another process (a worker, an MPI
+/* plan/serialize.c — a plan as JSON, so another process (a worker, an MPI
  * rank, a batch job) can run any slice of it by itself.
  *
- * The document lists the nodes of the optimized graph (multistage rechunks
- * already expanded, reduction rounds explicit) in post-order with their
- * parameters; sources are named by store URL and path. Rebuilding it and
- * planning again gives the same stages in the same order, so "operation N,
- * blocks A:B" means the same tasks in every process.
+ * The document holds the plan's own graph (multistage rechunks expanded,
+ * reduction rounds explicit, fitted parameters such as a product's step) in
+ * post-order, and its table of operations (stages): the node each one
+ * writes, its task grid (the node's blocks, or a copy's block of output
+ * chunks), projection, group. Loading it does not plan again: "operation N,
+ * blocks A:B" is the same tasks in every process, whatever its thread count.
+ * Sources are named by store URL and path. A format number, the library
+ * version and a checksum of the content guard against plans from another
+ * version and plans changed after saving; loading also checks every
+ * operation against its node (grid, copy block, group, order).
  *
- *   {"zcube_plan": 1, "work_dir": "...", "spec": {...},
+ *   {"zcube_plan": 2, "zcube_version": "0.1.0", "work_dir": "...", "spec": {...},
  *    "nodes": [{"kind": "zarr", "store": "/data/era5.zarr", "path": "u", ...},
- *              {"kind": "ew", "op": "multiply", "inputs": [0, 0], ...}, ...],
- *    "outputs": [3], "targets": [{"store": "...", "path": "...", "codec": ..., "zarr_format": 3}]} */
+ *              {"kind": "ew", "op": 12, "inputs": [0, 0], ...}, ...],
+ *    "outputs": [3], "targets": [{"store": "...", "path": "...", "codec": ..., "zarr_format": 3}],
+ *    "stages": [{"node": 2, "target": -1, "tasks": 40, "projected_mem": ..., "name": "op0 mean (round 1)",
+ *                "fused": "...", "group": -1, "copy_block": [...]}, ...],
+ *    "memory_limit": ..., "threads": 2, "tasks": ..., "checksum": "<16 hex digits>"} */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -20,7 +28,7 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
-#include "exec/run.h"
+#include "core/hash.h"
 #include "ops/linalg.h"
 #include "plan/decomp.h"
 #include "plan/fft.h"
@@ -440,115 +448,267 @@ static json_t *spec_json(const zc_spec *s)
                      "max_input_blocks", s->max_input_blocks);
 }
 
-int zc_plan_save(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, const char *path)
+/* ---- the document ---- */
+
+#define PLAN_FORMAT 2
+#define CHECKSUM_SEED 0x7a63756265706c6eull
+
+int plan_doc_checksum(json_t *doc, char *hex)
 {
-    zc__err_clear();
-    if (!spec || !arrays || !targets || !path || n < 1) return zc__err(ZC_EINVAL, "zc_plan_save: NULL argument");
-    plan p;
-    ZC_TRY(plan_build(spec, n, arrays, &p)); /* expands rechunks: the saved graph is the planned one */
+    json_t *saved = json_object_get(doc, "checksum");
+    json_incref(saved);
+    json_object_del(doc, "checksum");
+    char *text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    if (saved) {
+        json_object_set_new(doc, "checksum", saved);
+    }
+    if (!text) return ZC_ENOMEM;
+    snprintf(hex, 17, "%016llx", (unsigned long long)hash_bytes(text, strlen(text), CHECKSUM_SEED));
+    free(text);
+    return 0;
+}
+
+static json_t *stage_json(const list *l, const plan_stage *s)
+{
+    const zc_array *a = s->node;
+    json_t *o = json_pack("{s:i, s:i, s:I, s:I, s:s, s:s, s:i}", "node", index_of(l, a), "target", s->target,
+                          "tasks", (json_int_t)s->tasks, "projected_mem", (json_int_t)s->projected, "name", s->name,
+                          "fused", s->fused, "group", s->group);
+    if (o && s->copy[0] > 0) json_object_set_new(o, "copy_block", int_array(s->copy, a->ndim));
+    return o;
+}
+
+int plan_write_doc(const zc_plan *z, const char *work_dir, const char *path)
+{
+    const plan *p = &z->p;
     list l = {0};
-    json_t *nodes = json_array(), *outs = json_array(), *tg = json_array();
+    json_t *nodes = json_array(), *outs = json_array(), *tg = json_array(), *stages = json_array();
     int rc = 0;
-    for (int i = 0; i < p.noutputs && rc == 0; i++) rc = add_post(&l, p.outputs[i]);
+    for (int i = 0; i < p->noutputs && rc == 0; i++) rc = add_post(&l, p->outputs[i]);
     for (int i = 0; i < l.n && rc == 0; i++) {
         json_t *o = NULL;
         if ((rc = node_json(&l, l.v[i], &o)) == 0) json_array_append_new(nodes, o);
     }
-    for (int i = 0; i < n && rc == 0; i++) {
+    for (int i = 0; i < p->noutputs && rc == 0; i++) {
         char url[PATH_MAX];
-        json_array_append_new(outs, json_integer(index_of(&l, p.outputs[i])));
-        if ((rc = store_url(targets[i].store, url, sizeof url)) < 0) break;
-        json_array_append_new(tg, json_pack("{s:s, s:s, s:s?, s:i}", "store", url, "path", targets[i].path, "codec",
-                                            targets[i].codec, "zarr_format", targets[i].zarr_format));
+        json_array_append_new(outs, json_integer(index_of(&l, p->outputs[i])));
+        if ((rc = store_url(z->targets[i].store, url, sizeof url)) < 0) break;
+        json_array_append_new(tg, json_pack("{s:s, s:s, s:s?, s:i}", "store", url, "path", z->targets[i].path,
+                                            "codec", z->targets[i].codec, "zarr_format", z->targets[i].zarr_format));
     }
-    char work_dir[PATH_MAX];
-    exec_work_dir(spec, work_dir, sizeof work_dir);
-    zc_store *work = NULL;
-    if (rc == 0) rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work);
-    if (rc == 0) rc = exec_prepare(&p, targets, work, 0);
+    for (int k = 0; k < p->nstages && rc == 0; k++) {
+        json_t *o = stage_json(&l, &p->stages[k]);
+        if (!o) rc = ZC_ENOMEM;
+        else json_array_append_new(stages, o);
+    }
+    json_t *doc = NULL;
+    char hex[17];
     if (rc == 0) {
         char real[PATH_MAX];
-        json_t *doc = json_pack("{s:i, s:s, s:o, s:O, s:O, s:O, s:I}", "zcube_plan", 1, "work_dir",
-                                realpath(work_dir, real) ? real : work_dir, "spec", spec_json(spec), "nodes", nodes,
-                                "outputs", outs, "targets", tg, "stages", (json_int_t)p.nstages);
+        doc = json_pack("{s:i, s:s, s:s, s:o, s:O, s:O, s:O, s:O, s:I, s:I, s:I}", "zcube_plan", PLAN_FORMAT,
+                        "zcube_version", ZC_VERSION_STRING, "work_dir", realpath(work_dir, real) ? real : work_dir,
+                        "spec", spec_json(&z->spec), "nodes", nodes, "outputs", outs, "targets", tg, "stages",
+                        stages, "memory_limit", (json_int_t)p->limit, "threads", (json_int_t)p->threads,
+                        "tasks", (json_int_t)p->tasks);
+        if (!doc || plan_doc_checksum(doc, hex) < 0) rc = ZC_ENOMEM;
+    }
+    if (rc == 0) {
+        json_object_set_new(doc, "checksum", json_string(hex));
         if (json_dump_file(doc, path, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) < 0)
             rc = zc__err(ZC_EIO, "cannot write the plan to '%s'", path);
-        json_decref(doc);
     }
+    json_decref(doc);
     json_decref(nodes);
     json_decref(outs);
     json_decref(tg);
+    json_decref(stages);
     zc__free(l.v);
-    for (int k = 0; k < p.nstages; k++) {
-        zc_zarr_close(p.stages[k].node->mat);
-        p.stages[k].node->mat = NULL;
-    }
-    plan_free(&p);
-    zc_store_close(work);
     return rc;
 }
 
-int zc_plan_run(const char *path, int op, int64_t first, int64_t last, int nthreads)
+/* Stage k of a loaded plan reads only stages before it: the materialized nodes
+ * met walking down its node's inputs through fused ones. */
+static bool reads_earlier(const zc_array *a, int k, int depth)
+{
+    if (depth > 10000) return false;
+    for (int i = 0; i < a->ninputs; i++) {
+        const zc_array *in = a->inputs[i];
+        if (in->stage >= 0 ? in->stage >= k : !reads_earlier(in, k, depth + 1)) return false;
+    }
+    return true;
+}
+
+/* Stage k of the document, checked against its node (the tasks a worker will
+ * run follow from the node's grid and the copy block alone). */
+static int stage_from_json(const json_t *o, zc_array *const *built, size_t nn, int k, int ntargets, plan *p)
+{
+    plan_stage *s = &p->stages[k];
+    const json_t *jn = json_object_get(o, "node"), *jt = json_object_get(o, "target"), *jg = json_object_get(o, "group");
+    const char *name = json_string_value(json_object_get(o, "name")), *fused = json_string_value(json_object_get(o, "fused"));
+    json_int_t n = json_integer_value(jn), t = json_integer_value(jt), g = json_integer_value(jg);
+    if (!json_is_integer(jn) || n < 0 || (size_t)n >= nn || !json_is_integer(jt) || t < -1 || t >= ntargets ||
+        !json_is_integer(jg) || g < -1 || g > k || !name || !fused)
+        return zc__err(ZC_EFORMAT, "plan: operation %d is malformed", k);
+    zc_array *a = built[n];
+    if (a->stage >= 0 || a->kind == NODE_ZARR || a->kind == NODE_SCALAR)
+        return zc__err(ZC_EFORMAT, "plan: operation %d: node %lld cannot be an operation", k, (long long)n);
+    s->node = a;
+    zc_array_retain(a);
+    a->stage = k;
+    s->target = (int)t;
+    s->group = (int)g;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    snprintf(s->fused, sizeof s->fused, "%s", fused);
+    json_int_t pm = json_integer_value(json_object_get(o, "projected_mem"));
+    if (pm < 0 || (size_t)pm > p->limit)
+        return zc__err(ZC_EFORMAT, "plan: operation %d projects %lld bytes per task, over its limit", k, (long long)pm);
+    s->projected = (size_t)pm;
+    int64_t tasks = node_nblocks(a);
+    const json_t *cb = json_object_get(o, "copy_block");
+    if (cb) {
+        if (a->kind != NODE_RECHUNK || get_ints(cb, s->copy, ZC_MAX_DIMS) != a->ndim || a->ndim < 1)
+            return zc__err(ZC_EFORMAT, "plan: operation %d: a copy block on a node that is not a copy", k);
+        tasks = 1;
+        for (int d = 0; d < a->ndim; d++) {
+            if (s->copy[d] < a->chunks[d] || s->copy[d] % a->chunks[d] ||
+                ck_mul_i64(tasks, a->shape[d] ? ck_ceildiv(a->shape[d], s->copy[d]) : 1, &tasks))
+                return zc__err(ZC_EFORMAT, "plan: operation %d: copy block %lld along dimension %d is not a multiple of "
+                               "its chunks (%lld)", k, (long long)s->copy[d], d, (long long)a->chunks[d]);
+        }
+    }
+    s->tasks = tasks;
+    if (json_integer_value(json_object_get(o, "tasks")) != tasks)
+        return zc__err(ZC_EFORMAT, "plan: operation %d lists %lld tasks; its grid has %lld", k,
+                       (long long)json_integer_value(json_object_get(o, "tasks")), (long long)tasks);
+    if (!reads_earlier(a, k, 0))
+        return zc__err(ZC_EFORMAT, "plan: operation %d reads an operation that does not come before it", k);
+    if (s->group >= 0) {
+        const zc_array *lead = p->stages[s->group].node;
+        if (a->kind != NODE_REDUCE || !(a->p.reduce.flags & ROUND_FIRST) || p->stages[s->group].group != s->group ||
+            lead->kind != NODE_REDUCE || !plan_same_grid(lead, a) || cb)
+            return zc__err(ZC_EFORMAT, "plan: operation %d cannot run in the tasks of operation %d", k, s->group);
+    }
+    p->tasks += tasks;
+    if (s->target < 0) p->intermediate_bytes += (int64_t)(node_chunk_bytes(a) * (size_t)node_nblocks(a));
+    return 0;
+}
+
+static int spec_from_json(const json_t *js, const char *path, zc_spec *spec)
+{
+    json_int_t am = json_integer_value(json_object_get(js, "allowed_mem")),
+               rm = json_integer_value(json_object_get(js, "reserved_mem")),
+               mr = json_integer_value(json_object_get(js, "max_retries")),
+               nt = json_integer_value(json_object_get(js, "nthreads"));
+    if (am < 1 || rm < 0 || rm >= am || mr < 0 || mr > 1000 || nt < 0 || nt > 65536)
+        return zc__err(ZC_EFORMAT, "plan '%s': spec has allowed_mem %lld, reserved_mem %lld, max_retries %lld", path,
+                       (long long)am, (long long)rm, (long long)mr);
+    spec->allowed_mem = (size_t)am;
+    spec->reserved_mem = (size_t)rm;
+    spec->max_retries = (int)mr;
+    spec->nthreads = (int)nt;
+    return 0;
+}
+
+/* The document's version and checksum. */
+static int check_doc(json_t *doc, const char *path)
+{
+    const json_t *fmt = json_object_get(doc, "zcube_plan");
+    if (!json_is_integer(fmt)) return zc__err(ZC_EFORMAT, "'%s' is not a zcube plan (no \"zcube_plan\" member)", path);
+    const char *ver = json_string_value(json_object_get(doc, "zcube_version"));
+    if (json_integer_value(fmt) != PLAN_FORMAT || !ver || strcmp(ver, ZC_VERSION_STRING))
+        return zc__err(ZC_EFORMAT, "plan '%s' was saved by zcube %s (plan format %lld); this is zcube %s (plan format %d): "
+                       "save the plan again with this version", path, ver ? ver : "before 0.1.0",
+                       (long long)json_integer_value(fmt), ZC_VERSION_STRING, PLAN_FORMAT);
+    const char *sum = json_string_value(json_object_get(doc, "checksum"));
+    char hex[17];
+    if (plan_doc_checksum(doc, hex) < 0) return ZC_ENOMEM;
+    if (!sum || strcmp(sum, hex))
+        return zc__err(ZC_EFORMAT, "plan '%s' was changed after it was saved (checksum %s, content hashes to %s): "
+                       "save the plan again", path, sum ? sum : "missing", hex);
+    return 0;
+}
+
+int zc_plan_load(const char *path, zc_plan **out)
 {
     zc__err_clear();
-    if (!path) return zc__err(ZC_EINVAL, "zc_plan_run: NULL path");
+    if (out) *out = NULL;
+    if (!path || !out) return zc__err(ZC_EINVAL, "zc_plan_load: NULL argument");
     json_error_t jerr;
     json_t *doc = json_load_file(path, 0, &jerr);
     if (!doc) return zc__err(ZC_EFORMAT, "plan '%s': line %d: %s", path, jerr.line, jerr.text);
-    int rc = 0;
+    int rc = json_is_object(doc) ? check_doc(doc, path) : zc__err(ZC_EFORMAT, "'%s' is not a zcube plan", path);
     json_t *nodes = json_object_get(doc, "nodes"), *outs = json_object_get(doc, "outputs"),
-           *tg = json_object_get(doc, "targets"), *js = json_object_get(doc, "spec");
-    size_t nn = json_array_size(nodes), no = json_array_size(outs);
-    if (json_integer_value(json_object_get(doc, "zcube_plan")) != 1 || !nn || !no || json_array_size(tg) != no) {
-        json_decref(doc);
-        return zc__err(ZC_EFORMAT, "plan '%s' is not a zcube plan (version 1)", path);
-    }
-    zc_array **built = zc__calloc(nn, sizeof *built), **outputs = zc__calloc(no, sizeof *outputs);
-    zc_target *targets = zc__calloc(no, sizeof *targets);
+           *tg = json_object_get(doc, "targets"), *st = json_object_get(doc, "stages");
+    size_t nn = json_array_size(nodes), no = json_array_size(outs), ns = json_array_size(st);
+    const char *work_dir = json_string_value(json_object_get(doc, "work_dir"));
+    if (rc == 0 && (!nn || !no || json_array_size(tg) != no || !ns || ns > nn || !work_dir))
+        rc = zc__err(ZC_EFORMAT, "plan '%s' lacks nodes, outputs, targets, operations or its work directory", path);
+    zc_array **built = rc == 0 ? zc__calloc(nn, sizeof *built) : NULL;
+    zc_target *targets = rc == 0 ? zc__calloc(no, sizeof *targets) : NULL;
     store_list stores = {0};
-    zc_store *work = NULL;
     plan p = {0};
-    bool planned = false;
-    if (!built || !outputs || !targets) { rc = ZC_ENOMEM; goto out; }
+    zc_spec spec = ZC_SPEC_INIT;
+    if (rc == 0 && (!built || !targets)) rc = ZC_ENOMEM;
     for (size_t i = 0; i < nn && rc == 0; i++) rc = node_from_json(json_array_get(nodes, i), built, (int)i, &stores, &built[i]);
+    if (rc == 0) rc = spec_from_json(json_object_get(doc, "spec"), path, &spec);
+    if (rc == 0) {
+        p.limit = spec.allowed_mem - spec.reserved_mem;
+        json_int_t lim = json_integer_value(json_object_get(doc, "memory_limit")),
+                   th = json_integer_value(json_object_get(doc, "threads"));
+        if ((size_t)lim != p.limit || th < 1 || th > 65536)
+            rc = zc__err(ZC_EFORMAT, "plan '%s': memory limit %lld or threads %lld disagree with its spec", path,
+                         (long long)lim, (long long)th);
+        p.threads = th;
+        p.outputs = zc__calloc(no, sizeof *p.outputs);
+        p.stages = zc__calloc(ns, sizeof *p.stages);
+        if (rc == 0 && (!p.outputs || !p.stages)) rc = ZC_ENOMEM;
+    }
     for (size_t i = 0; i < no && rc == 0; i++) {
         json_int_t k = json_integer_value(json_array_get(outs, i));
         if (k < 0 || (size_t)k >= nn) { rc = zc__err(ZC_EFORMAT, "plan: bad output %lld", (long long)k); break; }
-        outputs[i] = built[k];
+        p.outputs[i] = built[k];
+        zc_array_retain(built[k]);
+        p.noutputs++;
         json_t *t = json_array_get(tg, i);
-        zc_store *st;
-        if ((rc = zc_store_open(json_string_value(json_object_get(t, "store")), 0, &st)) < 0) break;
-        if ((rc = keep_store(&stores, st)) < 0) break;
-        targets[i] = (zc_target){st, json_string_value(json_object_get(t, "path")),
-                                 json_string_value(json_object_get(t, "codec")),
+        zc_store *ts;
+        const char *tpath = json_string_value(json_object_get(t, "path"));
+        if (!tpath) { rc = zc__err(ZC_EFORMAT, "plan: target %zu has no path", i); break; }
+        if ((rc = zc_store_open(json_string_value(json_object_get(t, "store")), 0, &ts)) < 0) break;
+        if ((rc = keep_store(&stores, ts)) < 0) break;
+        targets[i] = (zc_target){ts, tpath, json_string_value(json_object_get(t, "codec")),
                                  (int)json_integer_value(json_object_get(t, "zarr_format"))};
     }
-    zc_spec spec = ZC_SPEC_INIT;
-    json_int_t am = json_integer_value(json_object_get(js, "allowed_mem")),
-               rm = json_integer_value(json_object_get(js, "reserved_mem")),
-               mr = json_integer_value(json_object_get(js, "max_retries"));
-    if (rc == 0 && (am < 1 || rm < 0 || rm >= am || mr < 0 || mr > 1000))
-        rc = zc__err(ZC_EFORMAT, "plan '%s': spec has allowed_mem %lld, reserved_mem %lld, max_retries %lld", path,
-                     (long long)am, (long long)rm, (long long)mr);
-    spec.allowed_mem = (size_t)am;
-    spec.reserved_mem = (size_t)rm;
-    spec.max_retries = (int)mr;
-    spec.nthreads = nthreads;
-    if (rc == 0 && (rc = plan_build(&spec, (int)no, outputs, &p)) == 0) planned = true;
-    if (rc == 0 && (op < 0 || op >= p.nstages))
-        rc = zc__err(ZC_EINVAL, "plan '%s' has operations 0..%d, not %d", path, p.nstages - 1, op);
-    if (rc == 0) rc = zc_store_open(json_string_value(json_object_get(doc, "work_dir")), 0, &work);
-    if (rc == 0) rc = exec_open(&p, targets, work);
-    if (rc == 0) rc = exec_run_stage(&p, op, first, last, &spec);
-out:
-    if (planned) exec_finish(&p);
+    for (size_t k = 0; k < ns && rc == 0; k++) {
+        rc = stage_from_json(json_array_get(st, k), built, nn, (int)k, (int)no, &p);
+        if (p.stages[k].node) p.nstages = (int)k + 1; /* plan_free releases it */
+    }
+    for (size_t i = 0; i < nn && rc == 0; i++) /* values only an operation makes */
+        if ((built[i]->kind == NODE_REDUCE || built[i]->kind == NODE_TOTALS) && built[i]->stage < 0)
+            rc = zc__err(ZC_EFORMAT, "plan '%s': node %zu (%s) is computed by no operation", path, i,
+                         built[i]->kind == NODE_REDUCE ? "a reduction round" : "cumulative totals");
+    for (size_t i = 0; i < no && rc == 0; i++) { /* every output is written by the operation naming it */
+        const zc_array *o = p.outputs[i];
+        if (o->stage < 0 || p.stages[o->stage].target != (int)i)
+            rc = zc__err(ZC_EFORMAT, "plan '%s': output %zu is not written by an operation", path, i);
+    }
+    if (rc == 0 && json_integer_value(json_object_get(doc, "tasks")) != p.tasks)
+        rc = zc__err(ZC_EFORMAT, "plan '%s' lists %lld tasks; its operations have %lld", path,
+                     (long long)json_integer_value(json_object_get(doc, "tasks")), (long long)p.tasks);
+    spec.work_dir = work_dir;
+    zc_plan *z = NULL;
+    if (rc == 0) rc = plan_object(&p, &spec, targets, &z); /* takes p over */
+    else plan_free(&p);
+    if (z) { /* the stores it opened live as long as it */
+        z->stores = stores.v;
+        z->nstores = stores.n;
+        stores = (store_list){0};
+        *out = z;
+    }
     for (size_t i = 0; built && i < nn; i++) zc_array_release(built[i]);
     for (int i = 0; i < stores.n; i++) zc_store_close(stores.v[i]);
     zc__free(stores.v);
     zc__free(built);
-    zc__free(outputs);
     zc__free(targets);
-    zc_store_close(work);
     json_decref(doc);
     return rc;
 }

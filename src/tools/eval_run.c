@@ -117,7 +117,7 @@ int run_compute(run_opts *o, zc_array *a)
     int ec = CLI_EXIT_OK;
     zc_store *st = NULL;
     char *plan = NULL, *report_json = NULL;
-    zc_report *report = NULL;
+    zc_plan *zp = NULL;
     int draw = !o->quiet && !o->json && !o->plan_only && isatty(fileno(stderr));
 
     /* the output store (for --plan-only an in-memory one: the plan needs a target, nothing is written) */
@@ -126,12 +126,12 @@ int run_compute(run_opts *o, zc_array *a)
     if (rc < 0) return cli_fail_zc(rc, "'%s'", url);
     zc_target target = {st, "", o->codec, o->format};
 
-    if (o->plan_only || o->visualize || draw) {
-        rc = zc_plan_json(&o->spec, 1, &a, &target, &plan);
-        if (rc < 0) {
-            ec = cli_fail_zc(rc, "planning");
-            goto done;
-        }
+    /* planned once: described, then executed */
+    rc = zc_plan_create(&o->spec, 1, &a, &target, &zp);
+    if (rc == 0 && (o->plan_only || o->visualize || draw)) rc = zc_plan_to_json(zp, &plan);
+    if (rc < 0) {
+        ec = cli_fail_zc(rc, "planning");
+        goto done;
     }
     if (o->visualize && plan_svg_save(o->visualize, plan, o->out ? cli_basename(o->out) : "plan") < 0) {
         ec = cli_fail(CLI_EXIT_RUNTIME, "--visualize: %s", cli_lasterr());
@@ -157,7 +157,7 @@ int run_compute(run_opts *o, zc_array *a)
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
-    rc = zc_compute(&o->spec, 1, &a, &target, &report);
+    rc = zc_plan_execute(zp, &o->spec, ZC_PLAN_ALL, 0, -1);
     sigaction(SIGINT, &old, NULL);
     progress_finish(&pg);
     o->spec.progress = NULL;
@@ -172,7 +172,7 @@ int run_compute(run_opts *o, zc_array *a)
         goto done;
     }
     if (o->quiet) goto done;
-    if (report && (rc = zc_report_json(report, &report_json)) < 0) {
+    if ((rc = zc_plan_report(zp, &report_json)) < 0) {
         ec = cli_fail_zc(rc, "report");
         goto done;
     }
@@ -185,7 +185,7 @@ int run_compute(run_opts *o, zc_array *a)
     }
 done:
     zc_free(report_json);
-    zc_report_free(report);
+    zc_plan_free(zp);
     zc_free(plan);
     zc_store_close(st);
     return ec;

@@ -1,0 +1,139 @@
+/* plan/plan_object.c — the public plan handle: made once by the planner, then
+ * described, saved (exec/plan_exec.c, plan/serialize.c) and executed any
+ * number of times (see plan.h, struct zc_plan). */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "plan/plan.h"
+
+int plan_spec(const zc_spec *spec, zc_spec *out)
+{
+    if (spec->struct_size < offsetof(zc_spec, executor) || spec->struct_size > sizeof *spec)
+        return zc__err(ZC_EINVAL, "zc_spec: struct_size %u is not a known version", spec->struct_size);
+    zc_spec d = ZC_SPEC_INIT;
+    memcpy(&d, spec, spec->struct_size);
+    d.struct_size = sizeof d;
+    *out = d;
+    return 0;
+}
+
+static char *dup_or_null(const char *s, int *rc)
+{
+    if (!s) return NULL;
+    char *c = zc__strdup(s);
+    if (!c) *rc = ZC_ENOMEM;
+    return c;
+}
+
+int plan_object(plan *p, const zc_spec *spec, const zc_target *targets, zc_plan **out)
+{
+    *out = NULL;
+    zc_plan *z = zc__calloc(1, sizeof *z);
+    if (!z) {
+        plan_free(p);
+        return ZC_ENOMEM;
+    }
+    z->p = *p;
+    memset(p, 0, sizeof *p);
+    pthread_mutex_init(&z->lock, NULL);
+    int rc = plan_spec(spec, &z->spec);
+    z->work_dir = dup_or_null(z->spec.work_dir, &rc);
+    z->executor = dup_or_null(z->spec.executor, &rc);
+    z->spec.work_dir = z->work_dir;
+    z->spec.executor = z->executor;
+    if (rc == 0 && targets) {
+        z->targets = zc__calloc((size_t)z->p.noutputs, sizeof *z->targets);
+        if (!z->targets) rc = ZC_ENOMEM;
+        else z->ntargets = z->p.noutputs;
+        for (int i = 0; i < z->ntargets && rc == 0; i++) {
+            z->targets[i] = targets[i];
+            z->targets[i].path = dup_or_null(targets[i].path, &rc);
+            z->targets[i].codec = dup_or_null(targets[i].codec, &rc);
+        }
+    }
+    if (rc < 0) {
+        zc_plan_free(z);
+        return rc;
+    }
+    *out = z;
+    return 0;
+}
+
+int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, zc_plan **out)
+{
+    zc__err_clear();
+    if (out) *out = NULL;
+    if (!spec || !arrays || !out || n < 1) return zc__err(ZC_EINVAL, "zc_plan_create: NULL argument");
+    for (int i = 0; targets && i < n; i++)
+        if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
+    zc_spec sp;
+    ZC_TRY(plan_spec(spec, &sp));
+    plan p;
+    ZC_TRY(plan_build(&sp, n, arrays, &p));
+    return plan_object(&p, &sp, targets, out);
+}
+
+void zc_plan_free(zc_plan *z)
+{
+    if (!z) return;
+    plan_free(&z->p);
+    for (int i = 0; i < z->ntargets; i++) {
+        zc__free((char *)z->targets[i].path);
+        zc__free((char *)z->targets[i].codec);
+    }
+    zc__free(z->targets);
+    for (int i = 0; i < z->nstores; i++) zc_store_close(z->stores[i]);
+    zc__free(z->stores);
+    zc__free(z->work_dir);
+    zc__free(z->executor);
+    zc__free(z->report);
+    pthread_mutex_destroy(&z->lock);
+    zc__free(z);
+}
+
+/* A malloc'd JSON text as a zc__ string for the caller (zc_free). */
+static int hand_over(char *j, char **json)
+{
+    if (!j) return zc__err(ZC_ENOMEM, "cannot serialize the plan");
+    *json = zc__strdup(j);
+    free(j);
+    return *json ? 0 : ZC_ENOMEM;
+}
+
+int zc_plan_to_json(const zc_plan *z, char **json)
+{
+    zc__err_clear();
+    if (!z || !json) return zc__err(ZC_EINVAL, "zc_plan_to_json: NULL argument");
+    return hand_over(plan_to_json(&z->p, false, 0), json);
+}
+
+int zc_plan_report(zc_plan *z, char **json)
+{
+    zc__err_clear();
+    if (!z || !json) return zc__err(ZC_EINVAL, "zc_plan_report: NULL argument");
+    pthread_mutex_lock(&z->lock);
+    int rc = z->report ? ((*json = zc__strdup(z->report)) ? 0 : ZC_ENOMEM)
+                       : zc__err(ZC_EINVAL, "zc_plan_report: the plan has not been executed whole yet");
+    pthread_mutex_unlock(&z->lock);
+    return rc;
+}
+
+int zc_plan_ops(const zc_plan *z, int *nops)
+{
+    if (!z || !nops) return zc__err(ZC_EINVAL, "zc_plan_ops: NULL argument");
+    *nops = z->p.nstages;
+    return 0;
+}
+
+int zc_plan_op_tasks(const zc_plan *z, int op, int64_t *tasks)
+{
+    if (!z || !tasks) return zc__err(ZC_EINVAL, "zc_plan_op_tasks: NULL argument");
+    if (op < 0 || op >= z->p.nstages)
+        return zc__err(ZC_EINVAL, "the plan has operations 0..%d, not %d", z->p.nstages - 1, op);
+    const plan_stage *s = &z->p.stages[op];
+    *tasks = s->group >= 0 && s->group != op ? 0 : s->tasks; /* run by its group's first operation */
+    return 0;
+}
