@@ -356,7 +356,9 @@ TEST(big_blocks_advised_huge_pages)
         if (!fgets(mode, sizeof mode, f)) mode[0] = 0;
         fclose(f);
     }
-    if (!mode[0] || strstr(mode, "[never]")) return;
+    mode[strcspn(mode, "\n")] = 0;
+    if (!mode[0] || strstr(mode, "[never]"))
+        SKIP("transparent huge pages off (/sys/kernel/mm/transparent_hugepage/enabled: %s)", mode[0] ? mode : "absent");
     size_t n = (size_t)48 << 20;
     unsigned char *p = zc__malloc(n);
     CHECK(p != NULL);

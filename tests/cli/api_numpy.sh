@@ -4,13 +4,10 @@
 # shared library built beside the zcube binary), several seeds.
 . "$(dirname "$0")/common.bash"
 LIB="$(dirname "$Z")/libzcube.so"
-if ! "$PY" -c 'import numpy' 2>/dev/null; then
-    echo "SKIP: /usr/bin/python3 with numpy not available"
-    exit 0
-fi
-if [ ! -e "$LIB" ]; then
-    echo "SKIP: $LIB not built"
-    exit 0
+zc_require_python numpy
+if [ ! -e "$LIB" ]; then # built with the zcube binary: its absence is a build error, not a skip
+    echo "FAIL: $LIB not built"
+    exit 1
 fi
 # a sanitizer build: Python must load the ASan runtime first (and not report its own leaks)
 ASAN_RT=$(ldd "$LIB" | awk '/libasan/ {print $3}')

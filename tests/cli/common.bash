@@ -7,6 +7,7 @@
 #                               print ONE stderr line "zcube: <cmd>: ..." that
 #                               contains FRAG, and never die from a signal
 #   finish                      exit 1 if anything failed
+#   zc_skip, zc_require_python  a missing dependency: see tests/skip.bash
 # ZC_CLI_VERBOSE=1 prints every expected error line.
 
 set -u
@@ -18,14 +19,11 @@ SEQN=0 # unique names for outputs within one script ($RANDOM collided: two outpu
 trap 'rm -rf "$TMP"' EXIT
 FAILS=0
 CHECKS=0
+. "$(dirname "${BASH_SOURCE[0]}")/../skip.bash"
 
 fail() {
     echo "FAIL: $*"
     FAILS=$((FAILS + 1))
-}
-
-have_numpy() {
-    [ -x "$PY" ] && "$PY" -c 'import numpy' 2>/dev/null
 }
 
 run() {

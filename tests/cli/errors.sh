@@ -1,10 +1,11 @@
 #!/bin/bash
 # tests/cli/errors.sh — bad input of every kind must end in ONE stderr line
 # "zcube: <cmd>: ..." with the expected fragment, exit 1 (runtime) or 2
-# (usage), and never a signal. Needs no Python: inputs are made with zcube
-# itself, printf and truncate.
+# (usage), and never a signal. Inputs are made with zcube itself, printf,
+# truncate and (mutated files) python3 without modules.
 # Usage: bash errors.sh <zcube> <tests/data>
 source "$(dirname "$0")/common.bash"
+zc_require_python
 
 A="$TMP/a"   # int32 (23, 17), chunks (5, 4), v2, zstd
 F="$TMP/f"   # float32 (23, 17), v3
@@ -137,8 +138,7 @@ for r in "" " " ":" "::" ":::" "1:" "-0" "+3" "9223372036854775807" "-9223372036
     "....,1" ". . ." "1:2:" "::3,::3,::3" $'\xff\xfe' "1,2,...,3"; do
     check_no_crash get "$A" --region "$r" -o "$TMP/r.npy" --max-mem 64B
 done
-if [ -x "$PY" ]; then
-    "$PY" - "$TMP" <<'PYEOF'
+"$PY" - "$TMP" <<'PYEOF' || fail "python3 could not write the mutated inputs"
 import os, random, sys
 d = sys.argv[1]
 rnd = random.Random(11)
@@ -157,13 +157,12 @@ for i in range(40):
     os.makedirs(f"{d}/mut/z{i}", exist_ok=True)
     open(f"{d}/mut/z{i}/.zarray", "w").write("".join(m))
 PYEOF
-    expect_ok create "$TMP/a_mut" --shape 23,17 --chunks 5,4 --dtype int32 --zarr-format 2
-    for f in "$TMP"/mut/npy*.npy; do check_no_crash put "$TMP/a_mut" "$f"; done
-    for z in "$TMP"/mut/z*; do
-        check_no_crash info "$z"
-        check_no_crash get "$z" --region "1:3" -o "$TMP/z.npy"
-    done
-fi
+expect_ok create "$TMP/a_mut" --shape 23,17 --chunks 5,4 --dtype int32 --zarr-format 2
+for f in "$TMP"/mut/npy*.npy; do check_no_crash put "$TMP/a_mut" "$f"; done
+for z in "$TMP"/mut/z*; do
+    check_no_crash info "$z"
+    check_no_crash get "$z" --region "1:3" -o "$TMP/z.npy"
+done
 
 # ---- corrupt chunk data: the error names the chunk
 C="$TMP/corrupt"

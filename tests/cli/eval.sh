@@ -8,10 +8,7 @@
 # Usage: bash eval.sh <zcube> <tests/data>   (ZC_EVAL_SEED=N to change the seed)
 source "$(dirname "$0")/common.bash"
 
-if ! have_numpy || ! "$PY" -c 'import zarr, numcodecs' 2>/dev/null; then
-    echo "SKIP: /usr/bin/python3 with numpy and zarr not available"
-    exit 0
-fi
+zc_require_python numpy zarr numcodecs
 
 # ---- expressions against NumPy
 SEED=${ZC_EVAL_SEED:-20261121}

@@ -9,10 +9,7 @@
 # Usage: bash fft.sh <zcube> <tests/data>   (ZC_FFT_SEED=N to change the seed)
 source "$(dirname "$0")/common.bash"
 
-if ! have_numpy || ! "$PY" -c 'import zarr' 2>/dev/null; then
-    echo "SKIP: /usr/bin/python3 with numpy and zarr not available"
-    exit 0
-fi
+zc_require_python numpy zarr
 
 # ---- transforms against NumPy
 SEED=${ZC_FFT_SEED:-20261122}

@@ -7,10 +7,7 @@
 # Usage: bash linalg.sh <zcube> <tests/data>
 source "$(dirname "$0")/common.bash"
 
-if ! have_numpy || ! "$PY" -c 'import zarr, numcodecs' 2>/dev/null; then
-    echo "SKIP: /usr/bin/python3 with numpy and zarr not available"
-    exit 0
-fi
+zc_require_python numpy zarr numcodecs
 
 CHECKS=$((CHECKS + 1))
 if ! "$PY" "$(dirname "$0")/linalg_numpy.py" "$Z" "$TMP/np" >"$TMP/np.log" 2>&1; then

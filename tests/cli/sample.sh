@@ -9,10 +9,7 @@
 # Usage: bash sample.sh <zcube> <tests/data>
 source "$(dirname "$0")/common.bash"
 
-if ! have_numpy || ! "$PY" -c 'import zarr, numcodecs' 2>/dev/null; then
-    echo "SKIP: /usr/bin/python3 with numpy and zarr not available"
-    exit 0
-fi
+zc_require_python numpy zarr numcodecs
 
 cat >"$TMP/chk.py" <<'EOF'
 import glob, json, os, sys

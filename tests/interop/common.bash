@@ -1,6 +1,8 @@
 # Sourced by the interop test scripts (not itself a test: CMake registers *.sh only).
 # Usage in a script:  source "$(dirname "$0")/common.bash"; interop_init "$@"
-# Sets ZCUBE (absolute path of the binary), DATA_DIR, HERE, PY.
+# Sets ZCUBE (absolute path of the binary), DATA_DIR, HERE, PY. A missing
+# dependency skips the test (zc_skip, tests/skip.bash).
+. "$(dirname "${BASH_SOURCE[0]}")/../skip.bash"
 
 interop_init() {
     HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,43 +22,18 @@ interop_init() {
     fi
 }
 
-# Exit 0 with "SKIP: ..." unless /usr/bin/python3 can import zarr and numpy.
+# zc_skip (tests/skip.bash) unless $PY can import zarr, numcodecs and numpy.
 require_zarr_python() {
-    if [ ! -x "$PY" ]; then
-        echo "SKIP: $PY not found (install python3-zarr: scripts/install-deps.sh)"
-        exit 0
-    fi
-    if ! "$PY" -c 'import zarr, numcodecs, numpy' 2>/dev/null; then
-        echo "SKIP: python3-zarr/numpy not importable by $PY (scripts/install-deps.sh installs them)"
-        exit 0
-    fi
+    zc_require_python zarr numcodecs numpy
 }
 
-# Exit 0 with "SKIP: ..." unless node and npm exist; make sure zarrita is
-# installed in tests/interop/node_modules (npm ci from package-lock.json).
+# zc_skip unless node runs, zarrita is installed in tests/interop/node_modules
+# (scripts/install-deps.sh: npm ci there, from package-lock.json) and $PY can
+# import what the drivers use (numpy; zarr-python writes the copy cases' sources).
 require_zarrita() {
-    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-        echo "SKIP: node/npm not installed (scripts/install-deps.sh installs nodejs)"
-        exit 0
-    fi
-    if ! "$PY" -c 'import numpy' 2>/dev/null; then
-        echo "SKIP: numpy not importable by $PY"
-        exit 0
-    fi
-    if [ ! -f "$HERE/node_modules/zarrita/package.json" ]; then
-        echo "installing zarrita into $HERE/node_modules (npm ci)"
-        # A lock shared by the zarrita tests, which ctest may run in parallel.
-        (
-            flock 9
-            if [ ! -f "$HERE/node_modules/zarrita/package.json" ]; then
-                cd "$HERE" && { npm ci --silent --no-audit --no-fund >/dev/null 2>&1 ||
-                                npm install --silent --no-audit --no-fund; }
-            fi
-        ) 9>"${TMPDIR:-/tmp}/zcube-interop-npm.lock"
-        if [ ! -f "$HERE/node_modules/zarrita/package.json" ]; then
-            echo "FAIL: could not install zarrita with npm in $HERE"
-            exit 1
-        fi
-    fi
+    node --version >/dev/null 2>&1 || zc_skip "node does not run (scripts/install-deps.sh installs nodejs)"
+    [ -f "$HERE/node_modules/zarrita/package.json" ] ||
+        zc_skip "zarrita not installed in $HERE/node_modules (scripts/install-deps.sh runs npm ci there)"
+    zc_require_python zarr numcodecs numpy
     echo "node $(node --version), zarrita $(node -p "require('$HERE/node_modules/zarrita/package.json').version")"
 }
