@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Install what zcube needs to build, test and benchmark, from Debian's packages
-# (zarrita, for the v3 interop tests, comes from npm: tests/interop installs it
-# itself from its package-lock.json). Idempotent: when everything is present it
-# runs no apt at all, so it is quick on a warm machine.
+# Install what zcube needs to build, test and benchmark, from Debian's packages,
+# and zarrita (for the v3 interop tests) from npm into tests/interop/node_modules
+# (npm ci from its package-lock.json). Everything the tests use must come from
+# here: scripts/test.sh runs them with ZC_REQUIRE_ALL=1, where a missing
+# dependency fails the test instead of skipping it. Idempotent: when everything
+# is present it runs no apt and no npm at all, so it is quick on a warm machine.
 set -euo pipefail
+# (time: /usr/bin/time -v measures peak RSS in tests/cli/fft.sh)
 pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev liblz4-dev
-      zlib1g-dev libdeflate-dev libbz2-dev liburing-dev
+      zlib1g-dev libdeflate-dev libbz2-dev liburing-dev time
       libfftw3-dev libopenblas-dev liblapacke-dev
       python3-numpy python3-zarr python3-dask python3-scipy python3-pytest)
 
@@ -44,6 +47,11 @@ fi
 # Debian's own nodejs comes without npm; only then is Debian's npm package the right one.
 if ! command -v npm >/dev/null 2>&1; then
     echo "install-deps: installing npm"
-    apt_install npm || echo "install-deps: npm unavailable; the zarrita interop tests will skip"
+    apt_install npm
+fi
+interop=$(cd "$(dirname "$0")/../tests/interop" && pwd)
+if [ ! -f "$interop/node_modules/zarrita/package.json" ]; then
+    echo "install-deps: installing zarrita into $interop/node_modules (npm ci)"
+    (cd "$interop" && npm ci --no-audit --no-fund)
 fi
 echo "install-deps: all present"
