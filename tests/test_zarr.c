@@ -512,3 +512,43 @@ TEST(shard_cache_evicts_and_stays_consistent)
     CHECK(!shard_cache_get(c, 199 * 7919, got, &present, &size));
     shard_cache_free(c);
 }
+
+/* fuzzing.md finding #6: 400 bytes of valid metadata declaring a shard of
+ * 2^24 inner chunks (the largest allowed: a 256 MB index) open and read (the
+ * shard is absent: fill) without allocating in proportion to the index;
+ * 2^26 inner chunks are refused by name. */
+#include "core/alloc.h"
+#define HUGE_SHARD_META(n)                                                                            \
+    "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[4],\"data_type\":\"uint8\","             \
+    "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[" n "]}},"              \
+    "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":7,"                                 \
+    "\"codecs\":[{\"name\":\"sharding_indexed\",\"configuration\":{\"chunk_shape\":[1],"             \
+    "\"codecs\":[{\"name\":\"bytes\"}],"                                                              \
+    "\"index_codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}],"             \
+    "\"index_location\":\"end\"}}]}"
+TEST(absurd_shard_grid_costs_nothing)
+{
+    zc_store *st = bad_store("memory://hugeshard");
+    put_text(st, "ok/zarr.json", HUGE_SHARD_META("16777216"));
+    put_text(st, "big/zarr.json", HUGE_SHARD_META("67108864"));
+    zc_zarr *a;
+    size_t base = zc__alloc_current();
+    zc__alloc_reset_peak();
+    CHECK_OK(zc_zarr_open(st, "ok", &a));
+    unsigned char buf[4] = {0};
+    CHECK_OK(zc_zarr_read(a, NULL, buf, sizeof buf));
+    CHECK(buf[0] == 7 && buf[3] == 7);
+    size_t peak = zc__alloc_peak() - base;
+    CHECK(peak < ((size_t)4 << 20)); /* was 256 MB (index) + 128 MB (cache) */
+    if (peak >= ((size_t)4 << 20)) fprintf(stderr, "peak %zu bytes\n", peak);
+    /* a shard that is there but too short for its index: refused, no 256 MB either */
+    zc_zarr_close(a);
+    put_text(st, "ok/c/0", "tiny");
+    CHECK_OK(zc_zarr_open(st, "ok", &a));
+    zc__alloc_reset_peak();
+    CHECK_ERR(zc_zarr_read(a, NULL, buf, sizeof buf), ZC_ECORRUPT, "too short for its index");
+    CHECK(zc__alloc_peak() - base < ((size_t)4 << 20));
+    zc_zarr_close(a);
+    CHECK_ERR(zc_zarr_open(st, "big", &a), ZC_EUNSUPPORTED, "inner chunks per shard");
+    zc_store_close(st);
+}

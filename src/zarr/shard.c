@@ -82,6 +82,15 @@ static int decode_one(void *vctx, size_t m, int slot)
                        q->key, a->index_nbytes);
     if (q->status < 0) return zc__err_wrap(q->status, "array '%s': reading index of shard '%s'", a->path, q->key);
     atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
+    /* room for the index only now that the shard holds one: a missing shard of
+     * a huge grid costs its header, not inner_per_shard x 16 bytes */
+    shard_ref *nr = shard_ref_new((size_t)a->inner_per_shard * 2);
+    if (!nr) return ZC_ENOMEM;
+    nr->map = r->map;
+    nr->mm = r->mm;
+    r->mm.handle = NULL; /* the mapping moves to nr */
+    shard_ref_release(r);
+    ss->refs[t] = r = nr;
     int rc = zarr_shard_index_decode(a, q->data, q->size, r->index);
     if (rc < 0) return zc__err_wrap(rc, "array '%s': index of shard '%s'", a->path, q->key);
     ZC_TRY(shard_index_check(a, r->index, q->total, q->key));
@@ -110,7 +119,7 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
     }
     ss->nshards = n;
     load_ctx l = {ss, a, NULL, NULL, NULL};
-    size_t words = (size_t)a->inner_per_shard * 2, nmiss = 0, nread = 0;
+    size_t nmiss = 0, nread = 0;
     ss->refs = zc__calloc(n, sizeof(shard_ref *));
     l.ids = zc__malloc_array(n, sizeof(uint64_t));
     ss->keys = zc__malloc_array(n, KEY_LEN);
@@ -145,7 +154,7 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
                 goto out;
             }
         }
-        if (!(ss->refs[t] = shard_ref_new(words))) {
+        if (!(ss->refs[t] = shard_ref_new(0))) { /* the index words come with the index (decode_one) */
             rc = ZC_ENOMEM;
             goto out;
         }
