@@ -552,3 +552,117 @@ TEST(absurd_shard_grid_costs_nothing)
     CHECK_ERR(zc_zarr_open(st, "big", &a), ZC_EUNSUPPORTED, "inner chunks per shard");
     zc_store_close(st);
 }
+
+/* Never a signal: another program rewrites the chunk files of an array in
+ * place (truncates each, then writes the same bytes back) while this one
+ * reads the array again and again, mapped reads included (chunks of 512 KiB
+ * decoded: the store maps them). Every read either gives exactly the data or
+ * fails with ZC_EIO (the file named) / ZC_ECORRUPT / ZC_ECHECKSUM; none
+ * raises SIGBUS (without store/map_guard.c: "Bus error" at once). Shard
+ * files mapped by the loader's reads (ZARR_READ_MAP) get the same. */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "store/map_guard.h"
+#include "zarr/read.h"
+static void truncating_writer(const char *dir, const char *arr, int nfiles, bool sharded)
+{
+    unsigned char *bytes[8];
+    size_t len[8];
+    char paths[8][700];
+    for (int i = 0; i < nfiles; i++) {
+        if (sharded) snprintf(paths[i], sizeof paths[i], "%s/%s/c/%d/0", dir, arr, i);
+        else snprintf(paths[i], sizeof paths[i], "%s/%s/c/%d/%d", dir, arr, i / 2, i % 2);
+        FILE *f = fopen(paths[i], "rb");
+        bytes[i] = malloc(4 << 20);
+        len[i] = f ? fread(bytes[i], 1, 4 << 20, f) : 0;
+        if (f) fclose(f);
+    }
+    pid_t pid = fork();
+    if (pid == 0) { /* the other program: system calls only */
+        for (unsigned k = 0;; k++) {
+            int i = (int)(k % (unsigned)nfiles);
+            int fd = open(paths[i], O_WRONLY | O_TRUNC);
+            if (fd < 0) _exit(3);
+            struct timespec t = {0, 200 * 1000};
+            nanosleep(&t, NULL);
+            size_t half = len[i] / 2;
+            if (write(fd, bytes[i], half) != (ssize_t)half) _exit(4);
+            nanosleep(&t, NULL);
+            if (write(fd, bytes[i] + half, len[i] - half) != (ssize_t)(len[i] - half)) _exit(4);
+            close(fd);
+        }
+    }
+    for (int i = 0; i < nfiles; i++) free(bytes[i]);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_open(st, arr, &a));
+    size_t n = 512 * 1024;
+    float *got = malloc(n * sizeof *got);
+    int ok = 0, eio = 0, corrupt = 0, other = 0, wrong = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        int rc = zarr_read_flags(a, NULL, got, n * sizeof *got, sharded ? ZARR_READ_MAP : 0);
+        if (rc == 0) {
+            ok++;
+            for (size_t i = 0; i < n; i += 997)
+                if (got[i] != (float)(i % 1000)) {
+                    wrong++;
+                    break;
+                }
+        } else if (rc == ZC_EIO) {
+            eio++;
+            CHECK(strstr(zc_errmsg(), arr) != NULL);
+        } else if (rc == ZC_ECORRUPT || rc == ZC_ECHECKSUM) { /* the bytes of a half-rewritten file */
+            corrupt++;
+        } else if (other++ < 3) {
+            fprintf(stderr, "read: %s: %s\n", zc_errname(rc), zc_errmsg());
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    } while ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
+    kill(pid, SIGKILL);
+    int status;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL); /* the writer ran all along */
+    printf("%s: %d reads right, %d ZC_EIO, %d ZC_ECORRUPT/ECHECKSUM, %d other, %d wrong; %u faults turned to zeros\n", arr, ok,
+           eio, corrupt, other, wrong, map_guard_faults());
+    CHECK(wrong == 0 && other == 0 && ok + eio + corrupt > 0);
+    free(got);
+    zc_zarr_close(a);
+    zc_store_close(st);
+}
+
+TEST(truncating_writer_never_raises_a_signal)
+{
+    char dir[] = "/tmp/zc_trunc_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    size_t n = 512 * 1024;
+    float *v = malloc(n * sizeof *v);
+    for (size_t i = 0; i < n; i++) v[i] = (float)(i % 1000);
+    const char *names[2] = {"plain", "sharded"};
+    for (int k = 0; k < 2; k++) {
+        zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+        o.ndim = 2;
+        o.shape[0] = 512, o.shape[1] = 1024;
+        o.chunks[0] = 256, o.chunks[1] = 512; /* 512 KiB decoded: mapped */
+        if (k) o.shards[0] = 256, o.shards[1] = 1024;
+        o.dtype = ZC_FLOAT32;
+        o.codec = "blosc:lz4:5:shuffle";
+        zc_zarr *a;
+        CHECK_OK(zc_zarr_create(st, names[k], &o, &a));
+        CHECK_OK(zc_zarr_write(a, NULL, v, n * sizeof *v));
+        zc_zarr_close(a);
+    }
+    zc_store_close(st);
+    free(v);
+    truncating_writer(dir, "plain", 4, false);
+    truncating_writer(dir, "sharded", 2, true);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}

@@ -8,6 +8,7 @@
  * target: readers see the old object or the new one, never a part. Listings
  * skip those temporary names (and names that are not valid key segments). */
 #include "store/fs.h"
+#include "store/map_guard.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -589,6 +590,7 @@ typedef struct {
     struct timespec mtime;
     uint64_t hash;
     char *key;
+    int guard;          /* its slot in store/map_guard.c */
 } fs_mapping;
 
 struct fs_maps {
@@ -603,6 +605,7 @@ static void mapping_release(void *vm)
 {
     fs_mapping *m = vm;
     if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
+    map_guard_remove(m->guard);
     munmap(m->addr, (size_t)m->size);
     zc__free(m->key);
     zc__free(m);
@@ -653,12 +656,12 @@ static int fs_map(store *s, const char *key, store_map_t *out)
     if (t) {
         pthread_mutex_lock(&t->lock);
         uint32_t v = t->slot[maps_find(t, h, key)];
-        if (v && same_file(t->e[v - 1], &st)) {
+        if (v && same_file(t->e[v - 1], &st) && !atomic_load(map_guard_flag(t->e[v - 1]->guard))) {
             fs_mapping *m = t->e[v - 1];
             m->used = true;
             atomic_fetch_add(&m->refs, 1);
             pthread_mutex_unlock(&t->lock);
-            *out = (store_map_t){m->addr, m->size, m, mapping_release};
+            *out = (store_map_t){m->addr, m->size, m, mapping_release, map_guard_flag(m->guard), m->key};
             return 0;
         }
         pthread_mutex_unlock(&t->lock);
@@ -678,6 +681,10 @@ static int fs_map(store *s, const char *key, store_map_t *out)
     if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX) goto fail;
     void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, f, 0);
     if (addr == MAP_FAILED) goto fail;
+    if ((m->guard = map_guard_add(addr, (size_t)st.st_size)) < 0) { /* unguarded: a truncation would be SIGBUS */
+        munmap(addr, (size_t)st.st_size);
+        goto fail;
+    }
     close(f);
     atomic_init(&m->refs, 1);
     m->addr = addr;
@@ -686,7 +693,7 @@ static int fs_map(store *s, const char *key, store_map_t *out)
     m->ino = st.st_ino;
     m->mtime = st.st_mtim;
     m->hash = h;
-    *out = (store_map_t){m->addr, m->size, m, mapping_release};
+    *out = (store_map_t){m->addr, m->size, m, mapping_release, map_guard_flag(m->guard), m->key};
     if (!t) { /* first mapping of this store: its table (a cache: without one, just do not keep) */
         struct fs_maps *nt = zc__calloc(1, sizeof *nt);
         if (!nt) return 0;

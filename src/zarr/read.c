@@ -724,6 +724,7 @@ out:
     for (size_t i = 0; i < nreq; i++)
         if (reqs[i].data != reqs[i].buf) zc__free(reqs[i].data);
     for (size_t i = 0; i < n; i++) {
+        if (store_map_check(&mm[i]) < 0) rc = zc__err_wrap(ZC_EIO, "array '%s'", a->path); /* the cause of any error */
         if (mm[i].handle && (r->drop_maps || (r->drop_whole && uwhole[i]))) store_map_drop(&mm[i]);
         store_unmap(a->st, &mm[i]);
     }
@@ -874,6 +875,7 @@ static int read_split(read_ctx *r, pool *p)
     if (nredo) rc = pool_for(p, nredo, width(a), redo_task, c);
 out:
     for (size_t i = 0; i < n; i++) {
+        if (store_map_check(&c->mm[i]) < 0) rc = zc__err_wrap(ZC_EIO, "array '%s'", a->path); /* the cause of any error */
         if (c->mm[i].handle && (r->drop_maps || (r->drop_whole && c->whole[i]))) store_map_drop(&c->mm[i]);
         store_unmap(a->st, &c->mm[i]);
     }
@@ -952,6 +954,7 @@ out:
     zc__free(r.scratch);
     zc__free(r.arena);
     zc__free(r.arena_cap);
+    if (shard_set_check(&r.shards) < 0) rc = zc__err_wrap(ZC_EIO, "array '%s'", a->path);
     shard_set_free(&r.shards);
     zarr_sel_free(&r.s);
     return rc;

@@ -135,12 +135,14 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
         l.ids[t] = zarr_grid_id(a, c);
         if ((rc = zarr_chunk_key(a, c, ss->keys[t], KEY_LEN)) < 0) goto out;
         if ((ss->refs[t] = shard_cache_acquire(a->index_cache, l.ids[t]))) {
-            /* A mapped shard must still have the mapped size: a file cut
-             * short in place would fault (SIGBUS) on access past its end.
-             * Replaced or resized: drop it and map the file there now. */
+            /* A mapped shard must still have the mapped size and not have
+             * lost pages to a file cut short in place (they read as zeros:
+             * store_map_check). Replaced, resized or cut: drop it and map
+             * the file there now. */
             uint64_t now;
             shard_ref *r = ss->refs[t];
-            if (!r->map || (store_size(a->st, ss->keys[t], &now) == 0 && now == r->size)) continue;
+            if (!r->map || (store_size(a->st, ss->keys[t], &now) == 0 && now == r->size && !store_map_check(&r->mm)))
+                continue;
             shard_cache_drop(a->index_cache, l.ids[t]);
             shard_ref_release(r);
             ss->refs[t] = NULL;
@@ -219,6 +221,15 @@ int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord
     if (map) *map = r->map;
     (void)a;
     return 0;
+}
+
+int shard_set_check(const shard_set *ss)
+{
+    int rc = 0;
+    if (ss->refs)
+        for (size_t t = 0; t < ss->nshards; t++)
+            if (ss->refs[t] && store_map_check(&ss->refs[t]->mm) < 0) rc = ZC_EIO;
+    return rc;
 }
 
 void shard_set_free(shard_set *ss)
