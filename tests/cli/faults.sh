@@ -58,11 +58,11 @@ rerun_eval() {
 result_eval() { "$Z" get "$OUT" -o - | md5sum; }
 
 prep_rechunk() { :; }
-run_rechunk() { "$Z" rechunk "$TMP/src" "$OUT" --chunks 64,4 --allowed-mem 100MB --work-dir "$WORK" -q "$@"; }
+run_rechunk() { "$Z" rechunk "$TMP/src" "$OUT" --chunks 64,4 --allowed-mem 300KB --work-dir "$WORK" -q "$@"; }
 rerun_rechunk() {
     local r=--resume
     [ -e "$OUT" ] || r=
-    "$Z" rechunk "$TMP/src" "$OUT" --chunks 64,4 --allowed-mem 100MB --work-dir "$WORK" -q $r
+    "$Z" rechunk "$TMP/src" "$OUT" --chunks 64,4 --allowed-mem 300KB --work-dir "$WORK" -q $r
 }
 result_rechunk() { "$Z" get "$OUT" -o - | md5sum; }
 
