@@ -666,3 +666,149 @@ TEST(truncating_writer_never_raises_a_signal)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
 }
+
+/* Bombs: chunks whose codec claims a huge decoded size (the stored bytes of
+ * a 4 MiB chunk of another array, under each codec, put where a 16 KiB
+ * chunk belongs), a chunk object far larger than any encoding of its chunk,
+ * and metadata nested 100,000 deep: each refused with an error, the memory
+ * allocated meanwhile bounded (a few chunks, not the claims). */
+TEST(bombs_are_refused_within_bounds)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://bombs", 0, &st));
+    const char *codecs[] = {"zstd:1", "blosc:lz4:5:shuffle", "gzip:1", "lz4", "bz2:1", "zlib:1",
+                            "blosc:zstd:1:bitshuffle"};
+    size_t nbig = 1024 * 1024;
+    float *big = malloc(nbig * sizeof *big);
+    for (size_t i = 0; i < nbig; i++) big[i] = 1.0f;
+    for (size_t k = 0; k < sizeof codecs / sizeof codecs[0]; k++) {
+        zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+        o.ndim = 2;
+        o.shape[0] = o.shape[1] = 1024;
+        o.chunks[0] = o.chunks[1] = 1024; /* the 4 MiB chunk whose bytes are the bomb */
+        o.dtype = ZC_FLOAT32;
+        o.codec = codecs[k];
+        o.overwrite = 1;
+        zc_zarr *b, *a;
+        CHECK_OK(zc_zarr_create(st, "big", &o, &b));
+        CHECK_OK(zc_zarr_write(b, NULL, big, nbig * sizeof *big));
+        zc_zarr_close(b);
+        o.chunks[0] = o.chunks[1] = 64; /* 16 KiB chunks */
+        CHECK_OK(zc_zarr_create(st, "small", &o, &a));
+        void *bytes;
+        size_t n;
+        CHECK_OK(store_get(st, "big/c/0/0", &bytes, &n));
+        CHECK_OK(store_put(st, "small/c/0/0", bytes, n));
+        zc_free(bytes);
+        static float out[64 * 64];
+        size_t base = zc__alloc_current();
+        zc__alloc_reset_peak();
+        zc_range r[2] = {{0, 64, 1}, {0, 64, 1}};
+        int rc = zc_zarr_read(a, r, out, sizeof out);
+        CHECK(rc == ZC_ECORRUPT || rc == ZC_ECHECKSUM);
+        CHECK(strstr(zc_errmsg(), "small/c/0/0") != NULL);
+        size_t peak = zc__alloc_peak() - base;
+        if (peak > ((size_t)1 << 20)) fprintf(stderr, "%s: a bomb took %zu bytes\n", codecs[k], peak);
+        CHECK(peak <= ((size_t)1 << 20));
+        zc_zarr_close(a);
+    }
+    free(big);
+    /* 64 MiB stored where 16 KiB decode: refused before it is read */
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 1;
+    o.shape[0] = 4096;
+    o.chunks[0] = 4096;
+    o.dtype = ZC_FLOAT32;
+    o.overwrite = 1;
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_create(st, "huge", &o, &a));
+    size_t hn = (size_t)64 << 20;
+    char *junk = calloc(hn, 1);
+    CHECK_OK(store_put(st, "huge/c/0", junk, hn));
+    free(junk);
+    static float out[4096];
+    size_t base = zc__alloc_current();
+    zc__alloc_reset_peak();
+    CHECK_ERR(zc_zarr_read(a, NULL, out, sizeof out), ZC_ECORRUPT, "more than any encoding");
+    CHECK(zc__alloc_peak() - base < ((size_t)1 << 20));
+    zc_zarr_close(a);
+    /* metadata nested 100,000 deep (attributes): refused, no stack overflow */
+    size_t depth = 100000;
+    char *deep = malloc(2 * depth + 400);
+    int len = sprintf(deep, "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[4],\"data_type\":\"uint8\","
+                            "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4]}},"
+                            "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":0,"
+                            "\"codecs\":[{\"name\":\"bytes\"}],\"attributes\":{\"a\":");
+    for (size_t i = 0; i < depth; i++) deep[len++] = '[';
+    for (size_t i = 0; i < depth; i++) deep[len++] = ']';
+    strcpy(deep + len, "}}");
+    put_text(st, "deep/zarr.json", deep);
+    free(deep);
+    zc_zarr *d = NULL;
+    int rc = zc_zarr_open(st, "deep", &d);
+    CHECK(rc == ZC_EFORMAT && strstr(zc_errmsg(), "deep/zarr.json"));
+    zc_zarr_close(d);
+    zc_store_close(st);
+}
+
+#include <sys/stat.h>
+/* Stats of a grid of 9·10^18 chunks (valid metadata: 1-element chunks) count
+ * what is stored by listing it, not by probing every key; 20,000 stored
+ * chunk files among other files are counted exactly with constant memory. */
+TEST(stats_of_a_huge_grid_list_what_is_stored)
+{
+    char dir[] = "/tmp/zc_stats_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 2;
+    o.shape[0] = o.shape[1] = 3000000000LL;
+    o.chunks[0] = o.chunks[1] = 1;
+    o.dtype = ZC_UINT8;
+    o.codec = "none";
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_create(st, "g", &o, &a));
+    char path[700];
+    snprintf(path, sizeof path, "%s/g/c", dir);
+    CHECK(mkdir(path, 0777) == 0);
+    snprintf(path, sizeof path, "%s/g/c/2999999999", dir);
+    CHECK(mkdir(path, 0777) == 0);
+    int n = 20000;
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/g/c/2999999999/%d", dir, i * 7);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fputc(i & 0xff, f);
+            fclose(f);
+        }
+    }
+    snprintf(path, sizeof path, "%s/g/c/notachunk", dir); /* not counted: no chunk key */
+    FILE *f = fopen(path, "wb");
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/g/c/3000000000", dir); /* outside the grid */
+    CHECK(mkdir(path, 0777) == 0);
+    snprintf(path, sizeof path, "%s/g/c/3000000000/0", dir);
+    f = fopen(path, "wb");
+    if (f) fclose(f);
+    zc_zarr_stats_t s;
+    size_t base = zc__alloc_current();
+    zc__alloc_reset_peak();
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_OK(zc_zarr_stats(a, &s));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK(s.chunks_stored == n && s.bytes_stored == n && s.chunks_total == 9000000000000000000LL);
+    CHECK(zc__alloc_peak() - base < ((size_t)256 << 10));
+    printf("stats over %d stored chunks of a 9e18 grid: %.2f s\n", n,
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    unsigned char v[2];
+    zc_range r[2] = {{2999999999LL, 3000000000LL, 1}, {13, 15, 1}};
+    CHECK_OK(zc_zarr_read(a, r, v, 2));
+    CHECK(v[0] == 0 && v[1] == 2); /* chunk 14 = 2 * 7 holds byte 2; chunk 13 is missing: fill */
+    zc_zarr_close(a);
+    zc_store_close(st);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
