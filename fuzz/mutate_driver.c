@@ -40,6 +40,8 @@ int zc_fuzz_region(const uint8_t *data, size_t size);
 int zc_fuzz_roundtrip(const uint8_t *data, size_t size);
 int zc_fuzz_plan_json(const uint8_t *data, size_t size);
 int zc_fuzz_eval_expr(const uint8_t *data, size_t size);
+int zc_fuzz_npy(const uint8_t *data, size_t size);
+int zc_fuzz_store_key(const uint8_t *data, size_t size);
 
 /* LeakSanitizer's on-demand check, when linked in. */
 int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
@@ -57,6 +59,7 @@ static const struct {
     {"meta_v2", zc_fuzz_meta_v2}, {"meta_v3", zc_fuzz_meta_v3}, {"codec_decode", zc_fuzz_codec_decode},
     {"chunk_read", zc_fuzz_chunk_read}, {"region", zc_fuzz_region}, {"roundtrip", zc_fuzz_roundtrip},
     {"plan_json", zc_fuzz_plan_json}, {"eval_expr", zc_fuzz_eval_expr},
+    {"npy", zc_fuzz_npy}, {"store_key", zc_fuzz_store_key},
 };
 
 typedef struct {

@@ -5,7 +5,7 @@
  *   fuzz_regression TARGET PATH...
  *
  * TARGET is a fuzz target's name (meta_v2, meta_v3, codec_decode,
- * chunk_read, region, roundtrip, plan_json, eval_expr); each PATH is a file or a folder whose
+ * chunk_read, region, roundtrip, plan_json, eval_expr, npy, store_key); each PATH is a file or a folder whose
  * regular files (not recursive) are replayed in name order. Before each file
  * its name goes to stderr, so a crash names its input. Exit status 0 when
  * every input ran; 1 for usage errors, unreadable files or no input at all
@@ -27,6 +27,8 @@ int zc_fuzz_region(const uint8_t *data, size_t size);
 int zc_fuzz_roundtrip(const uint8_t *data, size_t size);
 int zc_fuzz_plan_json(const uint8_t *data, size_t size);
 int zc_fuzz_eval_expr(const uint8_t *data, size_t size);
+int zc_fuzz_npy(const uint8_t *data, size_t size);
+int zc_fuzz_store_key(const uint8_t *data, size_t size);
 
 typedef int (*entry_fn)(const uint8_t *data, size_t size);
 
@@ -38,6 +40,7 @@ static const struct {
     {"codec_decode", zc_fuzz_codec_decode}, {"chunk_read", zc_fuzz_chunk_read},
     {"region", zc_fuzz_region},         {"roundtrip", zc_fuzz_roundtrip},
     {"plan_json", zc_fuzz_plan_json},   {"eval_expr", zc_fuzz_eval_expr},
+    {"npy", zc_fuzz_npy}, {"store_key", zc_fuzz_store_key},
 };
 
 /* Read a whole file into an exact-size buffer (so ASan sees over-reads). */

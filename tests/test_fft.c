@@ -558,6 +558,26 @@ TEST(saved_plan_with_fft_runs_in_workers)
         if (fp) fclose(fp);
         CHECK(plan_resign(bad) == 0);
         CHECK_ERR(zc_plan_run(bad, 0, 0, -1, 1), ZC_EFORMAT, "fft node");
+        k[8] = '0';
+    }
+    /* a twiddle whose sign is not +-1 (fuzzing.md #14: it computed other twiddles, silently) */
+    char *tw = strstr(text, "\"tw_sign\": -1");
+    if (!tw) tw = strstr(text, "\"tw_sign\": 1");
+    CHECK(tw != NULL);
+    if (tw) {
+        char *v = strchr(tw, ':') + 2; /* "-1" -> " 5", "1" -> "5": the same length */
+        if (v[0] == '-') *v++ = ' ';
+        *v = '5';
+        char bad[700];
+        snprintf(bad, sizeof bad, "%s/bad-sign.json", dir);
+        fp = fopen(bad, "wb");
+        CHECK(fp && fwrite(text, 1, len, fp) == len);
+        if (fp) fclose(fp);
+        CHECK(plan_resign(bad) == 0); /* the checksum made again: the node's check is what refuses it */
+        int rc = 0;
+        for (int op = 0; op < nops && rc == 0; op++) rc = zc_plan_run(bad, op, 0, -1, 1);
+        if (rc != ZC_EFORMAT || !strstr(zc_errmsg(), "fft node")) fprintf(stderr, "tw_sign 5: %s\n", zc_errmsg());
+        CHECK(rc == ZC_EFORMAT && strstr(zc_errmsg(), "fft node"));
     }
     static double want[3 * 1024], got[3 * 1024];
     zc_spec s = spec_default();

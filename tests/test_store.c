@@ -1041,3 +1041,54 @@ TEST(map_fs_and_mem)
     CHECK(store_map(s, "k", &m) == ZC_EUNSUPPORTED);
     zc_store_close(s);
 }
+
+/* A mapped file cut short in place by another program: the bytes past the
+ * cut read as zeros instead of raising SIGBUS, store_map_check names the
+ * file with ZC_EIO, and the store maps the file afresh next time. A fault
+ * outside every mapping still kills (checked in a child). */
+#include "store/map_guard.h"
+#include <sys/mman.h>
+#include <sys/wait.h>
+TEST(map_truncated_under_reader_is_eio_not_sigbus)
+{
+    char *dir;
+    store *s = open_kind(K_PREAD, &dir);
+    if (!s) return;
+    static unsigned char v[1 << 20];
+    fill_pattern(v, sizeof v, 3);
+    CHECK_OK(store_put(s, "c/0", v, sizeof v));
+    store_map_t m;
+    CHECK_OK(store_map(s, "c/0", &m));
+    CHECK_OK(store_map_check(&m));
+    char path[512];
+    snprintf(path, sizeof path, "%s/c/0", dir);
+    CHECK(truncate(path, 4096) == 0); /* what another program may do at any moment */
+    unsigned before = map_guard_faults();
+    const volatile unsigned char *p = m.addr;
+    unsigned sum = 0;
+    for (size_t i = 4096; i < sizeof v; i += 4096) sum += p[i]; /* each page past the cut faults once */
+    CHECK(sum == 0 && p[5] == v[5]);
+    CHECK(map_guard_faults() - before == sizeof v / 4096 - 1);
+    CHECK_ERR(store_map_check(&m), ZC_EIO, "\"c/0\" was cut short");
+    store_map_t m2;
+    CHECK_OK(store_map(s, "c/0", &m2)); /* not the faulted mapping */
+    CHECK(m2.handle != m.handle && m2.size == 4096 && !memcmp(m2.addr, v, 4096));
+    CHECK_OK(store_map_check(&m2));
+    store_unmap(s, &m2);
+    store_unmap(s, &m);
+    /* the handler passes other faults on: a child touching a truncated file it
+     * mapped itself (not through the store) still dies of SIGBUS */
+    CHECK_OK(store_put(s, "d", v, sizeof v));
+    pid_t pid = fork();
+    if (pid == 0) {
+        snprintf(path, sizeof path, "%s/d", dir);
+        int fd = open(path, O_RDONLY);
+        const volatile unsigned char *q = mmap(NULL, sizeof v, PROT_READ, MAP_SHARED, fd, 0);
+        if (truncate(path, 0) != 0) _exit(2);
+        _exit(q[8192]);
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
+    zc_store_close(s);
+    rmtree(dir);
+}

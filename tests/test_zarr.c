@@ -512,3 +512,303 @@ TEST(shard_cache_evicts_and_stays_consistent)
     CHECK(!shard_cache_get(c, 199 * 7919, got, &present, &size));
     shard_cache_free(c);
 }
+
+/* fuzzing.md finding #6: 400 bytes of valid metadata declaring a shard of
+ * 2^24 inner chunks (the largest allowed: a 256 MB index) open and read (the
+ * shard is absent: fill) without allocating in proportion to the index;
+ * 2^26 inner chunks are refused by name. */
+#include "core/alloc.h"
+#define HUGE_SHARD_META(n)                                                                            \
+    "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[4],\"data_type\":\"uint8\","             \
+    "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[" n "]}},"              \
+    "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":7,"                                 \
+    "\"codecs\":[{\"name\":\"sharding_indexed\",\"configuration\":{\"chunk_shape\":[1],"             \
+    "\"codecs\":[{\"name\":\"bytes\"}],"                                                              \
+    "\"index_codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}],"             \
+    "\"index_location\":\"end\"}}]}"
+TEST(absurd_shard_grid_costs_nothing)
+{
+    zc_store *st = bad_store("memory://hugeshard");
+    put_text(st, "ok/zarr.json", HUGE_SHARD_META("16777216"));
+    put_text(st, "big/zarr.json", HUGE_SHARD_META("67108864"));
+    zc_zarr *a;
+    size_t base = zc__alloc_current();
+    zc__alloc_reset_peak();
+    CHECK_OK(zc_zarr_open(st, "ok", &a));
+    unsigned char buf[4] = {0};
+    CHECK_OK(zc_zarr_read(a, NULL, buf, sizeof buf));
+    CHECK(buf[0] == 7 && buf[3] == 7);
+    size_t peak = zc__alloc_peak() - base;
+    CHECK(peak < ((size_t)4 << 20)); /* was 256 MB (index) + 128 MB (cache) */
+    if (peak >= ((size_t)4 << 20)) fprintf(stderr, "peak %zu bytes\n", peak);
+    /* a shard that is there but too short for its index: refused, no 256 MB either */
+    zc_zarr_close(a);
+    put_text(st, "ok/c/0", "tiny");
+    CHECK_OK(zc_zarr_open(st, "ok", &a));
+    zc__alloc_reset_peak();
+    CHECK_ERR(zc_zarr_read(a, NULL, buf, sizeof buf), ZC_ECORRUPT, "too short for its index");
+    CHECK(zc__alloc_peak() - base < ((size_t)4 << 20));
+    zc_zarr_close(a);
+    CHECK_ERR(zc_zarr_open(st, "big", &a), ZC_EUNSUPPORTED, "inner chunks per shard");
+    zc_store_close(st);
+}
+
+/* Never a signal: another program rewrites the chunk files of an array in
+ * place (truncates each, then writes the same bytes back) while this one
+ * reads the array again and again, mapped reads included (chunks of 512 KiB
+ * decoded: the store maps them). Every read either gives exactly the data or
+ * fails with ZC_EIO (the file named) / ZC_ECORRUPT / ZC_ECHECKSUM; none
+ * raises SIGBUS (without store/map_guard.c: "Bus error" at once). Shard
+ * files mapped by the loader's reads (ZARR_READ_MAP) get the same. */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "store/map_guard.h"
+#include "zarr/read.h"
+static void truncating_writer(const char *dir, const char *arr, int nfiles, bool sharded)
+{
+    unsigned char *bytes[8];
+    size_t len[8];
+    char paths[8][700];
+    for (int i = 0; i < nfiles; i++) {
+        if (sharded) snprintf(paths[i], sizeof paths[i], "%s/%s/c/%d/0", dir, arr, i);
+        else snprintf(paths[i], sizeof paths[i], "%s/%s/c/%d/%d", dir, arr, i / 2, i % 2);
+        FILE *f = fopen(paths[i], "rb");
+        bytes[i] = malloc(4 << 20);
+        len[i] = f ? fread(bytes[i], 1, 4 << 20, f) : 0;
+        if (f) fclose(f);
+    }
+    pid_t pid = fork();
+    if (pid == 0) { /* the other program: system calls only */
+        for (unsigned k = 0;; k++) {
+            int i = (int)(k % (unsigned)nfiles);
+            int fd = open(paths[i], O_WRONLY | O_TRUNC);
+            if (fd < 0) _exit(3);
+            struct timespec t = {0, 200 * 1000};
+            nanosleep(&t, NULL);
+            size_t half = len[i] / 2;
+            if (write(fd, bytes[i], half) != (ssize_t)half) _exit(4);
+            nanosleep(&t, NULL);
+            if (write(fd, bytes[i] + half, len[i] - half) != (ssize_t)(len[i] - half)) _exit(4);
+            close(fd);
+        }
+    }
+    for (int i = 0; i < nfiles; i++) free(bytes[i]);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_open(st, arr, &a));
+    size_t n = 512 * 1024;
+    float *got = malloc(n * sizeof *got);
+    int ok = 0, eio = 0, corrupt = 0, other = 0, wrong = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        int rc = zarr_read_flags(a, NULL, got, n * sizeof *got, sharded ? ZARR_READ_MAP : 0);
+        if (rc == 0) {
+            ok++;
+            for (size_t i = 0; i < n; i += 997)
+                if (got[i] != (float)(i % 1000)) {
+                    wrong++;
+                    break;
+                }
+        } else if (rc == ZC_EIO) {
+            eio++;
+            CHECK(strstr(zc_errmsg(), arr) != NULL);
+        } else if (rc == ZC_ECORRUPT || rc == ZC_ECHECKSUM) { /* the bytes of a half-rewritten file */
+            corrupt++;
+        } else if (other++ < 3) {
+            fprintf(stderr, "read: %s: %s\n", zc_errname(rc), zc_errmsg());
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    } while ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
+    kill(pid, SIGKILL);
+    int status;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL); /* the writer ran all along */
+    printf("%s: %d reads right, %d ZC_EIO, %d ZC_ECORRUPT/ECHECKSUM, %d other, %d wrong; %u faults turned to zeros\n", arr, ok,
+           eio, corrupt, other, wrong, map_guard_faults());
+    CHECK(wrong == 0 && other == 0 && ok + eio + corrupt > 0);
+    free(got);
+    zc_zarr_close(a);
+    zc_store_close(st);
+}
+
+TEST(truncating_writer_never_raises_a_signal)
+{
+    char dir[] = "/tmp/zc_trunc_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    size_t n = 512 * 1024;
+    float *v = malloc(n * sizeof *v);
+    for (size_t i = 0; i < n; i++) v[i] = (float)(i % 1000);
+    const char *names[2] = {"plain", "sharded"};
+    for (int k = 0; k < 2; k++) {
+        zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+        o.ndim = 2;
+        o.shape[0] = 512, o.shape[1] = 1024;
+        o.chunks[0] = 256, o.chunks[1] = 512; /* 512 KiB decoded: mapped */
+        if (k) o.shards[0] = 256, o.shards[1] = 1024;
+        o.dtype = ZC_FLOAT32;
+        o.codec = "blosc:lz4:5:shuffle";
+        zc_zarr *a;
+        CHECK_OK(zc_zarr_create(st, names[k], &o, &a));
+        CHECK_OK(zc_zarr_write(a, NULL, v, n * sizeof *v));
+        zc_zarr_close(a);
+    }
+    zc_store_close(st);
+    free(v);
+    truncating_writer(dir, "plain", 4, false);
+    truncating_writer(dir, "sharded", 2, true);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+/* Bombs: chunks whose codec claims a huge decoded size (the stored bytes of
+ * a 4 MiB chunk of another array, under each codec, put where a 16 KiB
+ * chunk belongs), a chunk object far larger than any encoding of its chunk,
+ * and metadata nested 100,000 deep: each refused with an error, the memory
+ * allocated meanwhile bounded (a few chunks, not the claims). */
+TEST(bombs_are_refused_within_bounds)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://bombs", 0, &st));
+    const char *codecs[] = {"zstd:1", "blosc:lz4:5:shuffle", "gzip:1", "lz4", "bz2:1", "zlib:1",
+                            "blosc:zstd:1:bitshuffle"};
+    size_t nbig = 1024 * 1024;
+    float *big = malloc(nbig * sizeof *big);
+    for (size_t i = 0; i < nbig; i++) big[i] = 1.0f;
+    for (size_t k = 0; k < sizeof codecs / sizeof codecs[0]; k++) {
+        zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+        o.ndim = 2;
+        o.shape[0] = o.shape[1] = 1024;
+        o.chunks[0] = o.chunks[1] = 1024; /* the 4 MiB chunk whose bytes are the bomb */
+        o.dtype = ZC_FLOAT32;
+        o.codec = codecs[k];
+        o.overwrite = 1;
+        zc_zarr *b, *a;
+        CHECK_OK(zc_zarr_create(st, "big", &o, &b));
+        CHECK_OK(zc_zarr_write(b, NULL, big, nbig * sizeof *big));
+        zc_zarr_close(b);
+        o.chunks[0] = o.chunks[1] = 64; /* 16 KiB chunks */
+        CHECK_OK(zc_zarr_create(st, "small", &o, &a));
+        void *bytes;
+        size_t n;
+        CHECK_OK(store_get(st, "big/c/0/0", &bytes, &n));
+        CHECK_OK(store_put(st, "small/c/0/0", bytes, n));
+        zc_free(bytes);
+        static float out[64 * 64];
+        size_t base = zc__alloc_current();
+        zc__alloc_reset_peak();
+        zc_range r[2] = {{0, 64, 1}, {0, 64, 1}};
+        int rc = zc_zarr_read(a, r, out, sizeof out);
+        CHECK(rc == ZC_ECORRUPT || rc == ZC_ECHECKSUM);
+        CHECK(strstr(zc_errmsg(), "small/c/0/0") != NULL);
+        size_t peak = zc__alloc_peak() - base;
+        if (peak > ((size_t)1 << 20)) fprintf(stderr, "%s: a bomb took %zu bytes\n", codecs[k], peak);
+        CHECK(peak <= ((size_t)1 << 20));
+        zc_zarr_close(a);
+    }
+    free(big);
+    /* 64 MiB stored where 16 KiB decode: refused before it is read */
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 1;
+    o.shape[0] = 4096;
+    o.chunks[0] = 4096;
+    o.dtype = ZC_FLOAT32;
+    o.overwrite = 1;
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_create(st, "huge", &o, &a));
+    size_t hn = (size_t)64 << 20;
+    char *junk = calloc(hn, 1);
+    CHECK_OK(store_put(st, "huge/c/0", junk, hn));
+    free(junk);
+    static float out[4096];
+    size_t base = zc__alloc_current();
+    zc__alloc_reset_peak();
+    CHECK_ERR(zc_zarr_read(a, NULL, out, sizeof out), ZC_ECORRUPT, "more than any encoding");
+    CHECK(zc__alloc_peak() - base < ((size_t)1 << 20));
+    zc_zarr_close(a);
+    /* metadata nested 100,000 deep (attributes): refused, no stack overflow */
+    size_t depth = 100000;
+    char *deep = malloc(2 * depth + 400);
+    int len = sprintf(deep, "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[4],\"data_type\":\"uint8\","
+                            "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4]}},"
+                            "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":0,"
+                            "\"codecs\":[{\"name\":\"bytes\"}],\"attributes\":{\"a\":");
+    for (size_t i = 0; i < depth; i++) deep[len++] = '[';
+    for (size_t i = 0; i < depth; i++) deep[len++] = ']';
+    strcpy(deep + len, "}}");
+    put_text(st, "deep/zarr.json", deep);
+    free(deep);
+    zc_zarr *d = NULL;
+    int rc = zc_zarr_open(st, "deep", &d);
+    CHECK(rc == ZC_EFORMAT && strstr(zc_errmsg(), "deep/zarr.json"));
+    zc_zarr_close(d);
+    zc_store_close(st);
+}
+
+#include <sys/stat.h>
+/* Stats of a grid of 9·10^18 chunks (valid metadata: 1-element chunks) count
+ * what is stored by listing it, not by probing every key; 20,000 stored
+ * chunk files among other files are counted exactly with constant memory. */
+TEST(stats_of_a_huge_grid_list_what_is_stored)
+{
+    char dir[] = "/tmp/zc_stats_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, 0, &st));
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 2;
+    o.shape[0] = o.shape[1] = 3000000000LL;
+    o.chunks[0] = o.chunks[1] = 1;
+    o.dtype = ZC_UINT8;
+    o.codec = "none";
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_create(st, "g", &o, &a));
+    char path[700];
+    snprintf(path, sizeof path, "%s/g/c", dir);
+    CHECK(mkdir(path, 0777) == 0);
+    snprintf(path, sizeof path, "%s/g/c/2999999999", dir);
+    CHECK(mkdir(path, 0777) == 0);
+    int n = 20000;
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/g/c/2999999999/%d", dir, i * 7);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fputc(i & 0xff, f);
+            fclose(f);
+        }
+    }
+    snprintf(path, sizeof path, "%s/g/c/notachunk", dir); /* not counted: no chunk key */
+    FILE *f = fopen(path, "wb");
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/g/c/3000000000", dir); /* outside the grid */
+    CHECK(mkdir(path, 0777) == 0);
+    snprintf(path, sizeof path, "%s/g/c/3000000000/0", dir);
+    f = fopen(path, "wb");
+    if (f) fclose(f);
+    zc_zarr_stats_t s;
+    size_t base = zc__alloc_current();
+    zc__alloc_reset_peak();
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_OK(zc_zarr_stats(a, &s));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK(s.chunks_stored == n && s.bytes_stored == n && s.chunks_total == 9000000000000000000LL);
+    CHECK(zc__alloc_peak() - base < ((size_t)256 << 10));
+    printf("stats over %d stored chunks of a 9e18 grid: %.2f s\n", n,
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    unsigned char v[2];
+    zc_range r[2] = {{2999999999LL, 3000000000LL, 1}, {13, 15, 1}};
+    CHECK_OK(zc_zarr_read(a, r, v, 2));
+    CHECK(v[0] == 0 && v[1] == 2); /* chunk 14 = 2 * 7 holds byte 2; chunk 13 is missing: fill */
+    zc_zarr_close(a);
+    zc_store_close(st);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}

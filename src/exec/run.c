@@ -35,6 +35,7 @@
 #include "core/pool.h"
 #include "exec/executor.h"
 #include "exec/srccache.h"
+#include "exec/work_lock.h"
 #include "exec/run.h"
 #include "plan/plan.h"
 #include "plan/rechunk_plan.h"
@@ -941,8 +942,11 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
     }
     struct stat wsb;
     bool made_dir = need_work && !in_memory && stat(work_dir, &wsb) != 0; /* remove it at the end */
-    if (need_work && (rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work)) < 0) {
+    int lock = -1;
+    if (need_work && ((rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work)) < 0 ||
+                      (!in_memory && (rc = work_lock(work_dir, &lock)) < 0))) {
         zc__err_wrap(rc, "work directory");
+        zc_store_close(work);
         srccache_free(cache);
         return rc;
     }
@@ -988,5 +992,6 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
     srccache_free(cache);
     exec_close(p);
     zc_store_close(work);
+    work_unlock(lock);
     return rc;
 }

@@ -8,6 +8,7 @@
  * target: readers see the old object or the new one, never a part. Listings
  * skip those temporary names (and names that are not valid key segments). */
 #include "store/fs.h"
+#include "store/map_guard.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -300,7 +301,7 @@ static int fs_get_many(store *s, store_req *reqs, size_t n)
 #ifdef ZC_HAVE_URING
     /* A single request is read fastest inline with pread; batches go through
      * the ring (even one file's many ranges: they are then all in flight). */
-    if (fs->io == FS_IO_URING || (fs->io == FS_IO_AUTO && n > 1))
+    if (!fs_fault_reads() && (fs->io == FS_IO_URING || (fs->io == FS_IO_AUTO && n > 1)))
         fs_read_uring(&p);
     else
 #endif
@@ -313,16 +314,22 @@ static int fs_get_many(store *s, store_req *reqs, size_t n)
 /* ------------------------------------------------------------------ put, erase, size */
 
 /* Create the folders of key's first `dirlen` bytes (which end with '/'). */
+static int sync_folder(fs_store *fs, const char *key, size_t dirlen);
 static int make_parents(fs_store *fs, const char *key, size_t dirlen)
 {
     char path[STORE_KEY_MAX + 1];
     memcpy(path, key, dirlen);
-    for (size_t i = 0; i < dirlen; i++) {
+    for (size_t i = 0, parent = 0; i < dirlen; i++) {
         if (key[i] != '/') continue;
         path[i] = 0;
-        if (mkdirat(fs->root_fd, path, 0777) != 0 && errno != EEXIST)
+        if (mkdirat(fs->root_fd, path, 0777) == 0) {
+            /* --fsync: a new folder's name is durable once its parent is synced */
+            if (fs->fsync) ZC_TRY(sync_folder(fs, key, parent));
+        } else if (errno != EEXIST) {
             return zc__err_sys(errno, "creating folder \"%s\" in %s", path, fs->root);
+        }
         path[i] = '/';
+        parent = i + 1;
     }
     return 0;
 }
@@ -331,7 +338,8 @@ static int write_all(int fd, const unsigned char *data, size_t size, const char 
 {
     while (size > 0) {
         size_t chunk = size < ((size_t)1 << 30) ? size : ((size_t)1 << 30);
-        ssize_t w = write(fd, data, chunk);
+        int fault = fs_fault(FS_OP_WRITE, &chunk);
+        ssize_t w = fault ? (errno = fault, -1) : write(fd, data, chunk);
         if (w < 0) {
             if (errno == EINTR) continue;
             return zc__err_sys(errno, "writing \"%s\"", name);
@@ -341,6 +349,32 @@ static int write_all(int fd, const unsigned char *data, size_t size, const char 
         size -= (size_t)w;
     }
     return 0;
+}
+
+/* A system call retried while it is interrupted (EINTR), through the fault hook. */
+static int sync_fd(int fd, int op)
+{
+    int rc, fault;
+    do rc = (fault = fs_fault(op, NULL)) ? (errno = fault, -1) : fsync(fd);
+    while (rc != 0 && errno == EINTR);
+    return rc;
+}
+
+static int rename_at(int dirfd, const char *from, const char *to)
+{
+    int rc, fault;
+    do rc = (fault = fs_fault(FS_OP_RENAME, NULL)) ? (errno = fault, -1) : renameat(dirfd, from, dirfd, to);
+    while (rc != 0 && errno == EINTR);
+    return rc;
+}
+
+static int create_at(int dirfd, const char *name)
+{
+    int fd, fault;
+    do fd = (fault = fs_fault(FS_OP_OPEN, NULL)) ? (errno = fault, -1)
+                                                 : openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    while (fd < 0 && errno == EINTR);
+    return fd;
 }
 
 static int sync_folder(fs_store *fs, const char *key, size_t dirlen)
@@ -354,7 +388,7 @@ static int sync_folder(fs_store *fs, const char *key, size_t dirlen)
     }
     int d = openat(fs->root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (d < 0) return zc__err_sys(errno, "opening folder \"%s\" to sync it", path);
-    int rc = fsync(d) == 0 ? 0 : zc__err_sys(errno, "syncing folder \"%s\"", path);
+    int rc = sync_fd(d, FS_OP_DIRSYNC) == 0 ? 0 : zc__err_sys(errno, "syncing folder \"%s\" of %s", path, fs->root);
     close(d);
     return rc;
 }
@@ -371,17 +405,18 @@ static int fs_put(store *s, const char *key, const void *data, size_t size)
     snprintf(tmp, sizeof tmp, "%.*s.%.*s.tmp.%ld.%lu", (int)dirlen, key, (int)blen, base, (long)getpid(),
              (unsigned long)atomic_fetch_add(&tmp_counter, 1));
 
-    int fd = openat(fs->root_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    int fd = create_at(fs->root_fd, tmp);
     if (fd < 0 && errno == ENOENT && dirlen) {
         ZC_TRY(make_parents(fs, key, dirlen));
-        fd = openat(fs->root_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd = create_at(fs->root_fd, tmp);
     }
     if (fd < 0) return zc__err_sys(errno, "creating temporary file \"%s\" in %s", tmp, fs->root);
     int rc = write_all(fd, data, size, tmp);
-    if (!rc && fs->fsync && fsync(fd) != 0) rc = zc__err_sys(errno, "syncing \"%s\"", tmp);
+    /* durable order (--fsync): the data, then the name (rename), then the folder holding the name */
+    if (!rc && fs->fsync && sync_fd(fd, FS_OP_FSYNC) != 0) rc = zc__err_sys(errno, "syncing \"%s\" in %s", tmp, fs->root);
     if (close(fd) != 0 && !rc) rc = zc__err_sys(errno, "closing \"%s\"", tmp);
-    if (!rc && renameat(fs->root_fd, tmp, fs->root_fd, key) != 0)
-        rc = zc__err_sys(errno, "renaming \"%s\" to \"%s\"", tmp, key);
+    if (!rc && rename_at(fs->root_fd, tmp, key) != 0)
+        rc = zc__err_sys(errno, "renaming \"%s\" to \"%s\" in %s", tmp, key, fs->root);
     if (rc) {
         unlinkat(fs->root_fd, tmp, 0);
         return rc;
@@ -589,6 +624,7 @@ typedef struct {
     struct timespec mtime;
     uint64_t hash;
     char *key;
+    int guard;          /* its slot in store/map_guard.c */
 } fs_mapping;
 
 struct fs_maps {
@@ -603,6 +639,7 @@ static void mapping_release(void *vm)
 {
     fs_mapping *m = vm;
     if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
+    map_guard_remove(m->guard);
     munmap(m->addr, (size_t)m->size);
     zc__free(m->key);
     zc__free(m);
@@ -647,18 +684,19 @@ static int fs_map(store *s, const char *key, store_map_t *out)
     fs_store *fs = (fs_store *)s;
     struct stat st;
     if (fstatat(fs->root_fd, key, &st, 0) != 0) return errno == ENOENT || errno == ENOTDIR ? ZC_ENOENT : ZC_EUNSUPPORTED;
-    if (!S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX) return ZC_EUNSUPPORTED;
+    if (!S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX || fs_fault_reads())
+        return ZC_EUNSUPPORTED;
     uint64_t h = hash_key(key);
     struct fs_maps *t = atomic_load(&fs->maps);
     if (t) {
         pthread_mutex_lock(&t->lock);
         uint32_t v = t->slot[maps_find(t, h, key)];
-        if (v && same_file(t->e[v - 1], &st)) {
+        if (v && same_file(t->e[v - 1], &st) && !atomic_load(map_guard_flag(t->e[v - 1]->guard))) {
             fs_mapping *m = t->e[v - 1];
             m->used = true;
             atomic_fetch_add(&m->refs, 1);
             pthread_mutex_unlock(&t->lock);
-            *out = (store_map_t){m->addr, m->size, m, mapping_release};
+            *out = (store_map_t){m->addr, m->size, m, mapping_release, map_guard_flag(m->guard), m->key};
             return 0;
         }
         pthread_mutex_unlock(&t->lock);
@@ -678,6 +716,10 @@ static int fs_map(store *s, const char *key, store_map_t *out)
     if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX) goto fail;
     void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, f, 0);
     if (addr == MAP_FAILED) goto fail;
+    if ((m->guard = map_guard_add(addr, (size_t)st.st_size)) < 0) { /* unguarded: a truncation would be SIGBUS */
+        munmap(addr, (size_t)st.st_size);
+        goto fail;
+    }
     close(f);
     atomic_init(&m->refs, 1);
     m->addr = addr;
@@ -686,7 +728,7 @@ static int fs_map(store *s, const char *key, store_map_t *out)
     m->ino = st.st_ino;
     m->mtime = st.st_mtim;
     m->hash = h;
-    *out = (store_map_t){m->addr, m->size, m, mapping_release};
+    *out = (store_map_t){m->addr, m->size, m, mapping_release, map_guard_flag(m->guard), m->key};
     if (!t) { /* first mapping of this store: its table (a cache: without one, just do not keep) */
         struct fs_maps *nt = zc__calloc(1, sizeof *nt);
         if (!nt) return 0;
@@ -744,8 +786,21 @@ static const store_vtable fs_vtable = {
     .map = fs_map,
 };
 
-/* mkdir -p path. */
-static int make_folders(const char *path)
+/* Sync the folder holding `path`'s last component (--fsync: a new folder's name). */
+static int sync_parent(char *path)
+{
+    char *slash = strrchr(path, '/');
+    const char *dir = slash == path ? "/" : slash ? path : ".";
+    if (slash && slash != path) *slash = 0;
+    int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+    if (d < 0 || sync_fd(d, FS_OP_DIRSYNC) != 0) rc = zc__err_sys(errno, "syncing folder \"%s\"", dir);
+    if (d >= 0) close(d);
+    if (slash && slash != path) *slash = '/';
+    return rc;
+}
+
+/* mkdir -p path (with `durable`, each new folder's parent synced). */
+static int make_folders(const char *path, bool durable)
 {
     char *p = zc__strdup(path);
     if (!p) return ZC_ENOMEM;
@@ -754,7 +809,9 @@ static int make_folders(const char *path)
         if (*c != '/' && *c) continue;
         char saved = *c;
         *c = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+        if (mkdir(p, 0777) == 0) {
+            if (durable && (rc = sync_parent(p)) < 0) break;
+        } else if (errno != EEXIST) {
             rc = zc__err_sys(errno, "creating store folder \"%s\"", p);
             break;
         }
@@ -776,7 +833,8 @@ int store_fs_open(const char *path, unsigned flags, store **out)
             if (err == ENOENT) return zc__err(ZC_ENOENT, "no store folder \"%s\"", path);
             return zc__err_sys(err, "opening store folder \"%s\"", path);
         }
-        ZC_TRY(make_folders(path));
+        const char *sync = getenv("ZC_FSYNC");
+        ZC_TRY(make_folders(path, sync && *sync && strcmp(sync, "0") != 0));
     } else if (!S_ISDIR(st.st_mode)) {
         return zc__err(ZC_EINVAL, "store path \"%s\" is not a folder", path);
     }

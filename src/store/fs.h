@@ -96,6 +96,14 @@ void fs_pread_group(fs_plan *p, size_t g);
 int fs_read_uring(fs_plan *p);
 #endif
 
+/* Fault injection (fs_fault.c; test-only, configured by ZC_FAULT_STORE). */
+enum { FS_OP_READ, FS_OP_WRITE, FS_OP_OPEN, FS_OP_RENAME, FS_OP_FSYNC, FS_OP_DIRSYNC, FS_OP_COUNT };
+/* Before a system call of kind `op`: 0 to make it (*len, the bytes of a read
+ * or write, may have been cut: a short count), or an errno to fail it with. */
+int fs_fault(int op, size_t *len);
+/* True if reads are to fail: read through pread, map nothing. */
+bool fs_fault_reads(void);
+
 /* For tests and benchmarks. */
 /* Choose the engine of an fs store: FS_IO_AUTO (uring if it works), FS_IO_PREAD, FS_IO_URING. */
 int store_fs_set_io(store *s, int io);

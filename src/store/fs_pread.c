@@ -15,8 +15,11 @@ static int read_run(fs_plan *p, int fd, size_t pos, size_t k)
     struct iovec *iov = p->iov + pos;
     uint64_t off = p->start[pos];
     while (k > 0) {
-        ssize_t got = k == 1 ? pread(fd, iov->iov_base, iov->iov_len, (off_t)off)
-                             : preadv(fd, iov, (int)k, (off_t)off);
+        size_t want = iov->iov_len;
+        int fault = fs_fault(FS_OP_READ, &want);
+        ssize_t got = fault ? (errno = fault, -1)
+                      : k == 1 || want < iov->iov_len ? pread(fd, iov->iov_base, want, (off_t)off)
+                                                      : preadv(fd, iov, (int)k, (off_t)off);
         if (got < 0) {
             if (errno == EINTR) continue;
             return zc__err_sys(errno, "reading \"%s\" at offset %llu", p->reqs[p->order[pos]].key,

@@ -117,7 +117,7 @@ static int map_allowed(void)
 
 int store_map(store *s, const char *key, store_map_t *m)
 {
-    *m = (store_map_t){NULL, 0, NULL, NULL};
+    *m = (store_map_t){0};
     if (!s->vt->map || !map_allowed() || store_key_check(key) < 0) return ZC_EUNSUPPORTED;
     return s->vt->map(s, key, m);
 }
@@ -126,7 +126,14 @@ void store_unmap(store *s, store_map_t *m)
 {
     (void)s;
     if (m->handle && m->release) m->release(m->handle);
-    *m = (store_map_t){NULL, 0, NULL, NULL};
+    *m = (store_map_t){0};
+}
+
+int store_map_check(const store_map_t *m)
+{
+    if (!m->handle || !m->faulted || !atomic_load(m->faulted)) return 0;
+    return zc__err(ZC_EIO, "file \"%s\" was cut short by another program while it was read (%llu bytes mapped)",
+                   m->key ? m->key : "?", (unsigned long long)m->size);
 }
 
 void store_map_drop(store_map_t *m)

@@ -20,6 +20,7 @@
 #ifndef ZC_STORE_STORE_H
 #define ZC_STORE_STORE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +51,8 @@ typedef struct store_map_t {
     uint64_t size;      /* its size (> 0) */
     void *handle;       /* the backend's, for store_unmap; NULL = nothing mapped */
     void (*release)(void *handle); /* called by store_unmap (the store itself may be closed by then) */
+    const atomic_bool *faulted; /* set if the file was cut short under the mapping (store_map_check); or NULL */
+    const char *key;    /* the object's key, for messages (valid while mapped) */
 } store_map_t;
 
 /* The public zc_store is this store header. */
@@ -126,10 +129,14 @@ int store_list_dir(store *s, const char *prefix, int (*fn)(const char *key, void
  * mtime). ZC_EUNSUPPORTED (no message) when the store cannot map or declines
  * (empty object, not a regular file, too many maps): read it with
  * store_get_many then (also always with ZC_STORE_MAP=0 in the environment);
- * ZC_ENOENT (no message) if absent. Another process
- * cutting the file short in place while it is mapped makes access past the
- * new end fault (SIGBUS): map objects that are replaced, not rewritten. */
+ * ZC_ENOENT (no message) if absent. Another process cutting the file short
+ * in place while it is mapped makes the bytes past the new end read as zeros
+ * (not SIGBUS: store/map_guard.c), and store_map_check then fails: check it
+ * after using the bytes and before trusting what was made of them. */
 int store_map(store *s, const char *key, store_map_t *m);
+/* 0, or ZC_EIO naming the key if part of the mapping was lost to a file cut
+ * short by another program while it was mapped (the bytes read were zeros). */
+int store_map_check(const store_map_t *m);
 /* Release a mapping (no-op if nothing is mapped: handle NULL); valid after
  * the store was closed (s is not used). */
 void store_unmap(store *s, store_map_t *m);

@@ -4,6 +4,7 @@
  * prints exactly one line on stderr, "zcube: <cmd>: <what failed and where>". */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_util.h"
@@ -35,6 +36,7 @@ static void usage(FILE *f)
             "\n"
             "  zcube help <command>   details of one command (or: zcube <command> --help)\n"
             "  zcube --version        versions of the tool and library\n"
+            "  --fsync                (any command) make every write durable: file, rename, folder synced\n"
             "\n"
             "Exit status: 0 success, 1 failure, 2 bad command line.\n");
 }
@@ -52,6 +54,25 @@ static int help(int argc, char **argv)
     }
     fputs(c->usage, stdout);
     return CLI_EXIT_OK;
+}
+
+/* --fsync, accepted by every command (before a lone "--"): the stores it
+ * opens make each write durable before going on (file, then rename, then
+ * folder: docs/cli.md). The library reads ZC_FSYNC when a store is opened.
+ * Returns argc without the option. */
+static int take_fsync(int argc, char **argv)
+{
+    int k = 2;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            while (i < argc) argv[k++] = argv[i++];
+            break;
+        }
+        if (!strcmp(argv[i], "--fsync")) setenv("ZC_FSYNC", "1", 1);
+        else argv[k++] = argv[i];
+    }
+    argv[k] = NULL;
+    return k;
 }
 
 int main(int argc, char **argv)
@@ -75,6 +96,7 @@ int main(int argc, char **argv)
         return cli_fail(CLI_EXIT_USAGE, "unknown %s (see 'zcube help')", name[0] == '-' ? "option" : "command");
     }
     cli_set_command(c->name);
+    argc = take_fsync(argc, argv);
     int rc = c->run(argc - 1, argv + 1);
     if (fflush(stdout) != 0 && rc == 0) rc = cli_fail(CLI_EXIT_RUNTIME, "writing to standard output failed");
     return rc;

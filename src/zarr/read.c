@@ -55,6 +55,10 @@
 #define MAP_MIN ((size_t)256 << 10) /* plain reads map chunk files of at least this decoded size */
 #define STREAM_MIN ((size_t)16 << 20) /* reads at least this big may write dst with non-temporal stores */
 #define ZSTD_STEP ((size_t)128 << 10) /* zstd units: rows put in place after each block (<= 128 KiB) */
+/* Stored bytes no encoding of a unit of n decoded bytes reaches (incompressible
+ * data grows by a small fraction plus headers in every codec): a chunk object
+ * larger than this is refused before it is read (a stored-size bomb). */
+#define STORED_MAX(n) ((uint64_t)(n) * 2 + ((uint64_t)1 << 20))
 #define PREFETCH ((size_t)2048) /* bytes of the next mapped unit to prefetch (0.5 and 0 KiB: 8% more CPU) */
 
 typedef struct {
@@ -461,7 +465,7 @@ static int read_group(void *vctx, size_t g, int slot)
                 skip[i] = true;
                 continue;
             }
-            if (len > a->rchunk_nbytes * 2 + (1u << 20) || (r->identity && len != a->rchunk_nbytes)) {
+            if (len > STORED_MAX(a->rchunk_nbytes) || (r->identity && len != a->rchunk_nbytes)) {
                 rc = zc__err(ZC_ECORRUPT, "array '%s': shard '%s' index gives an inner chunk of %llu bytes "
                              "(decoded it is %zu)", a->path, key, (unsigned long long)len, a->rchunk_nbytes);
                 goto out;
@@ -568,6 +572,12 @@ static int read_group(void *vctx, size_t g, int slot)
     if (nreq && (rc = store_get_many(a->st, reqs, nreq)) < 0) goto out;
     for (size_t k = 0; k < nreq; k++) /* whole objects larger than guessed: again, into their own buffer */
         if (reqs[k].status == ZC_EINVAL && reqs[k].length == STORE_TO_END && reqs[k].buf) {
+            if (reqs[k].total > STORED_MAX(a->rchunk_nbytes)) { /* no codec makes that much of a chunk */
+                rc = zc__err(ZC_ECORRUPT, "array '%s': chunk '%s' is %llu bytes stored, more than any encoding of "
+                             "its %zu bytes makes (not read)", a->path, reqs[k].key,
+                             (unsigned long long)reqs[k].total, a->rchunk_nbytes);
+                goto out;
+            }
             reqs[k].buf = NULL;
             reqs[k].buf_cap = 0;
             if ((rc = store_get_many(a->st, &reqs[k], 1)) < 0) goto out;
@@ -724,6 +734,7 @@ out:
     for (size_t i = 0; i < nreq; i++)
         if (reqs[i].data != reqs[i].buf) zc__free(reqs[i].data);
     for (size_t i = 0; i < n; i++) {
+        if (store_map_check(&mm[i]) < 0) rc = zc__err_wrap(ZC_EIO, "array '%s'", a->path); /* the cause of any error */
         if (mm[i].handle && (r->drop_maps || (r->drop_whole && uwhole[i]))) store_map_drop(&mm[i]);
         store_unmap(a->st, &mm[i]);
     }
@@ -874,6 +885,7 @@ static int read_split(read_ctx *r, pool *p)
     if (nredo) rc = pool_for(p, nredo, width(a), redo_task, c);
 out:
     for (size_t i = 0; i < n; i++) {
+        if (store_map_check(&c->mm[i]) < 0) rc = zc__err_wrap(ZC_EIO, "array '%s'", a->path); /* the cause of any error */
         if (c->mm[i].handle && (r->drop_maps || (r->drop_whole && c->whole[i]))) store_map_drop(&c->mm[i]);
         store_unmap(a->st, &c->mm[i]);
     }
@@ -952,6 +964,7 @@ out:
     zc__free(r.scratch);
     zc__free(r.arena);
     zc__free(r.arena_cap);
+    if (shard_set_check(&r.shards) < 0) rc = zc__err_wrap(ZC_EIO, "array '%s'", a->path);
     shard_set_free(&r.shards);
     zarr_sel_free(&r.s);
     return rc;

@@ -82,6 +82,15 @@ static int decode_one(void *vctx, size_t m, int slot)
                        q->key, a->index_nbytes);
     if (q->status < 0) return zc__err_wrap(q->status, "array '%s': reading index of shard '%s'", a->path, q->key);
     atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
+    /* room for the index only now that the shard holds one: a missing shard of
+     * a huge grid costs its header, not inner_per_shard x 16 bytes */
+    shard_ref *nr = shard_ref_new((size_t)a->inner_per_shard * 2);
+    if (!nr) return ZC_ENOMEM;
+    nr->map = r->map;
+    nr->mm = r->mm;
+    r->mm.handle = NULL; /* the mapping moves to nr */
+    shard_ref_release(r);
+    ss->refs[t] = r = nr;
     int rc = zarr_shard_index_decode(a, q->data, q->size, r->index);
     if (rc < 0) return zc__err_wrap(rc, "array '%s': index of shard '%s'", a->path, q->key);
     ZC_TRY(shard_index_check(a, r->index, q->total, q->key));
@@ -110,7 +119,7 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
     }
     ss->nshards = n;
     load_ctx l = {ss, a, NULL, NULL, NULL};
-    size_t words = (size_t)a->inner_per_shard * 2, nmiss = 0, nread = 0;
+    size_t nmiss = 0, nread = 0;
     ss->refs = zc__calloc(n, sizeof(shard_ref *));
     l.ids = zc__malloc_array(n, sizeof(uint64_t));
     ss->keys = zc__malloc_array(n, KEY_LEN);
@@ -126,12 +135,14 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
         l.ids[t] = zarr_grid_id(a, c);
         if ((rc = zarr_chunk_key(a, c, ss->keys[t], KEY_LEN)) < 0) goto out;
         if ((ss->refs[t] = shard_cache_acquire(a->index_cache, l.ids[t]))) {
-            /* A mapped shard must still have the mapped size: a file cut
-             * short in place would fault (SIGBUS) on access past its end.
-             * Replaced or resized: drop it and map the file there now. */
+            /* A mapped shard must still have the mapped size and not have
+             * lost pages to a file cut short in place (they read as zeros:
+             * store_map_check). Replaced, resized or cut: drop it and map
+             * the file there now. */
             uint64_t now;
             shard_ref *r = ss->refs[t];
-            if (!r->map || (store_size(a->st, ss->keys[t], &now) == 0 && now == r->size)) continue;
+            if (!r->map || (store_size(a->st, ss->keys[t], &now) == 0 && now == r->size && !store_map_check(&r->mm)))
+                continue;
             shard_cache_drop(a->index_cache, l.ids[t]);
             shard_ref_release(r);
             ss->refs[t] = NULL;
@@ -145,7 +156,7 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
                 goto out;
             }
         }
-        if (!(ss->refs[t] = shard_ref_new(words))) {
+        if (!(ss->refs[t] = shard_ref_new(0))) { /* the index words come with the index (decode_one) */
             rc = ZC_ENOMEM;
             goto out;
         }
@@ -210,6 +221,15 @@ int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord
     if (map) *map = r->map;
     (void)a;
     return 0;
+}
+
+int shard_set_check(const shard_set *ss)
+{
+    int rc = 0;
+    if (ss->refs)
+        for (size_t t = 0; t < ss->nshards; t++)
+            if (ss->refs[t] && store_map_check(&ss->refs[t]->mm) < 0) rc = ZC_EIO;
+    return rc;
 }
 
 void shard_set_free(shard_set *ss)

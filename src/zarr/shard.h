@@ -29,6 +29,9 @@ int shard_set_load(shard_set *ss, zc_zarr *a, const zarr_sel *s, pool *p, int wi
  * the range lies inside it (checked against the mapped size). */
 int shard_set_locate(const shard_set *ss, const zc_zarr *a, const int64_t *coord, const char **key, uint64_t *off,
                      uint64_t *len, const unsigned char **map);
+/* ZC_EIO (message naming the file) if a mapped shard of the set was cut short
+ * by another program while it was read (store_map_check), else 0. */
+int shard_set_check(const shard_set *ss);
 void shard_set_free(shard_set *ss);
 
 /* Check a decoded index against the shard's size; names the shard on failure. */

@@ -42,7 +42,7 @@ shard_ref *shard_ref_new(size_t words)
     r->present = false;
     r->size = 0;
     r->map = NULL;
-    r->mm = (store_map_t){NULL, 0, NULL, NULL};
+    r->mm = (store_map_t){0};
     return r;
 }
 
