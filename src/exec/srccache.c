@@ -24,13 +24,17 @@ enum { EMPTY, FILLING, READY };
 #define HUGE ((size_t)2 << 20)
 
 struct srccache_entry {
-    zc_array *a;              /* the source (a->cache points back here) */
+    node_cache base;          /* the callbacks plan/ reads through (first: a->cache points here) */
+    zc_array *a;              /* the source */
     unsigned char *arena;     /* nchunks × slot bytes */
     size_t slot;              /* bytes of one full read chunk */
     int64_t nchunks;
     _Atomic unsigned char *state;
     _Atomic int64_t hits, misses;
 };
+
+static int cached_read(node_cache *nc, zc_array *a, const zc_range *sel, void *out);
+static bool cached_view(node_cache *nc, zc_array *a, const zc_range *sel, const void **data);
 
 struct srccache {
     struct srccache_entry *e;
@@ -150,7 +154,8 @@ int srccache_setup(plan *p, const zc_spec *spec, srccache **out)
             e->a = a;
             e->slot = slot;
             e->nchunks = nchunks;
-            a->cache = e;
+            e->base = (node_cache){cached_read, cached_view};
+            a->cache = &e->base;
             c->n++;
             c->bytes += bytes;
             left -= bytes;
@@ -226,7 +231,7 @@ static int64_t chunk_box(const zc_array *a, const int64_t *ic, zc_range *box)
  * task is filling it (the caller reads from storage), or on error (*rc < 0). */
 static const unsigned char *chunk(zc_array *a, const int64_t *ic, zc_range *box, int *rc)
 {
-    struct srccache_entry *e = a->cache;
+    struct srccache_entry *e = (struct srccache_entry *)a->cache;
     int64_t id = chunk_box(a, ic, box);
     unsigned char *slot = e->arena + (size_t)id * e->slot;
     *rc = 0;
@@ -247,9 +252,10 @@ static const unsigned char *chunk(zc_array *a, const int64_t *ic, zc_range *box,
     return slot;
 }
 
-bool srccache_view(zc_array *a, const zc_range *sel, const void **data)
+static bool cached_view(node_cache *nc, zc_array *a, const zc_range *sel, const void **data)
 {
-    if (!a->cache || a->ndim < 1) return false;
+    (void)nc;
+    if (a->ndim < 1) return false;
     const zc_zarr *z = a->p.zarr.z;
     int64_t ic[ZC_MAX_DIMS];
     for (int d = 0; d < a->ndim; d++) {
@@ -287,8 +293,9 @@ static void copy_part(const zc_array *a, const zc_range *sel, const zc_range *cb
     zarr_copy_nd(out + oo, ost, src + so, cst, cnt, a->ndim, a->itemsize);
 }
 
-int srccache_read(zc_array *a, const zc_range *sel, void *out)
+static int cached_read(node_cache *nc, zc_array *a, const zc_range *sel, void *out)
 {
+    (void)nc;
     const zc_zarr *z = a->p.zarr.z;
     size_t nbytes = a->itemsize;
     int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];

@@ -8,7 +8,7 @@
  * and gives each an arena of that size, allocated once (untouched pages cost
  * no memory): the first task that reads a chunk of it decodes the chunk into
  * its slot of the arena, later reads (any stage) copy from there, or use the
- * slot in place (srccache_view). No extra pass: the cache is filled by the
+ * slot in place (node_cache.view). No extra pass: the cache is filled by the
  * first stage that reads each chunk. Process memory stays within
  * nthreads × allowed_mem + cache_mem (+ the runtime's overhead). What the
  * sources leave of cache_mem holds the computation's intermediates (memory://
@@ -42,11 +42,7 @@ size_t srccache_bytes(const srccache *c);
  * left as is if that fails). */
 void srccache_annotate(const srccache *c, bool intermediates_in_memory, char **json);
 
-/* Values of region sel of source a (a->cache set): as zc_zarr_read. */
-int srccache_read(zc_array *a, const zc_range *sel, void *out);
-/* When sel is exactly one cached chunk (its block clipped to the array, step 1)
- * and that chunk is (or can now be) in the cache: *data points at its values
- * (read-only, valid until the computation ends) and returns true. */
-bool srccache_view(zc_array *a, const zc_range *sel, const void **data);
+/* The sources' values are read through their node_cache callbacks (plan/array.h):
+ * a region as zc_zarr_read would give it, or one kept chunk in place. */
 
 #endif

@@ -1,7 +1,7 @@
 /* ops/linalg.c — the array API's linear algebra: matmul, tensordot, vecdot,
  * outer (matrix_transpose is a view, in ops/manipulation.c).
  *
- * matmul records one MATMUL node (ops/linalg.h) over its operands converted to
+ * matmul records one MATMUL node (plan/matmul.h) over its operands converted to
  * the result dtype (float16 is computed in float32), with NumPy's rules: a 1-D
  * first operand is a row (1, K), a 1-D second one a column (K, 1), and those
  * dims are dropped from the result; the leading (batch) dims broadcast. When
@@ -18,7 +18,7 @@
 #include "core/pool.h"
 #include "kernels/lapack.h"
 #include "kernels/matmul.h"
-#include "ops/linalg.h"
+#include "plan/matmul.h"
 
 #define OUT_CHUNK_TARGET ((size_t)16 << 20) /* an output block may grow to this (or the operands' chunk) */
 #define STEP_TARGET ((size_t)8 << 20)       /* bytes of one operand step (or the operands' chunk) */

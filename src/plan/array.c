@@ -11,8 +11,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/hash.h"
-#include "ops/linalg.h"
-#include "exec/srccache.h"
+#include "plan/matmul.h"
 #include "plan/decomp.h"
 #include "plan/fft.h"
 #include "plan/manip.h"
@@ -410,7 +409,7 @@ int node_compute_region(zc_array *a, const zc_range *sel, void *out)
 {
     switch (a->kind) {
     case NODE_ZARR:
-        if (a->cache) return srccache_read(a, sel, out); /* kept decoded for this computation */
+        if (a->cache) return a->cache->read(a->cache, a, sel, out); /* kept decoded for this computation */
         return zarr_read_flags(a->p.zarr.z, sel, out, node_region_bytes(a, sel), ZARR_READ_DROP); /* RSS bounded */
     case NODE_BUFFER: return buffer_region(a, sel, out);
     case NODE_CREATE: return create_region(a, sel, out);
@@ -423,7 +422,7 @@ int node_compute_region(zc_array *a, const zc_range *sel, void *out)
     case NODE_REDUCE: break;
     case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
     case NODE_SCAN: return manip_region(a, sel, out);
-    case NODE_MATMUL: return linalg_region(a, sel, out);
+    case NODE_MATMUL: return matmul_region(a, sel, out);
     case NODE_DECOMP: return decomp_region(a, sel, out);
     case NODE_FFT: return fftn_region(a, sel, out);
     }

@@ -19,7 +19,7 @@
  *            rechunks are chains of these, planned at compute time)
  *   RESHAPE, VIEW, CONCAT, GATHER, TOTALS, SCAN: manipulation and cumulative
  *            functions, see plan/manip.h
- *   MATMUL   (batched) matrix product of two inputs, see ops/linalg.h
+ *   MATMUL   (batched) matrix product of two inputs, see plan/matmul.h
  *   DECOMP   QR, SVD, solve... (LAPACK) and TSQR's pieces, see plan/decomp.h
  *   FFT      1-D transforms along an axis held whole by every input block, see plan/fft.h */
 #ifndef ZC_PLAN_ARRAY_H
@@ -35,9 +35,11 @@
 
 #define NODE_MAX_INPUTS 3
 
+typedef struct node_cache node_cache;
+
 typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_SLICE, NODE_REDUCE, NODE_RECHUNK,
               /* plan/manip.h */ NODE_RESHAPE, NODE_VIEW, NODE_CONCAT, NODE_GATHER, NODE_TOTALS, NODE_SCAN,
-              /* ops/linalg.h */ NODE_MATMUL,
+              /* plan/matmul.h */ NODE_MATMUL,
               /* plan/decomp.h */ NODE_DECOMP,
               /* plan/fft.h */ NODE_FFT } node_kind;
 
@@ -96,7 +98,7 @@ struct zc_array {
             int64_t *idx, nidx;           /* take: input indices (owned) */
         } gather;
         struct { int axis, op, initial; int64_t seg; } scan; /* TOTALS and SCAN: scan_op, carry segment */
-        struct {                          /* ops/linalg.h */
+        struct {                          /* plan/matmul.h */
             int64_t kstep;                /* contracted elements pulled per step (fitted to the bound) */
             int64_t kstep0;               /* the step chosen when made (each plan fits from it) */
             int64_t kgroup;               /* contracted elements per group (split: output dim 0 is the group) */
@@ -120,8 +122,26 @@ struct zc_array {
                                               NULL for a caller's node or one the planner made */
     zc_zarr *mat;                          /* materialized values, when not NULL (exec/run.c) */
     int stage;                             /* stage that materializes it, or -1 (plan/plan.c) */
-    struct srccache_entry *cache;          /* NODE_ZARR: decoded chunks kept (exec/srccache.h), or NULL */
+    node_cache *cache;                     /* NODE_ZARR: decoded chunks kept by the executor, or NULL */
 };
+
+/* A node's values kept elsewhere for one computation: the executor keeps the
+ * decoded chunks of sources that several stages read (exec/srccache.c) and
+ * sets zc_array.cache on the plan's own source nodes; plan/ reads through
+ * these callbacks and knows nothing of how the values are kept. */
+struct node_cache {
+    /* Values of region sel of a into out (as zc_zarr_read). */
+    int (*read)(node_cache *c, zc_array *a, const zc_range *sel, void *out);
+    /* When sel is exactly one chunk that is (or can now be) kept: *data points at
+     * its values (read-only, valid until the computation ends); true. */
+    bool (*view)(node_cache *c, zc_array *a, const zc_range *sel, const void **data);
+};
+
+/* a->cache's view of region sel, false when a has no cache or sel is not one kept chunk. */
+static inline bool node_cache_view(zc_array *a, const zc_range *sel, const void **data)
+{
+    return a->cache && a->cache->view(a->cache, a, sel, data);
+}
 
 /* A new node with one reference; inputs are retained. */
 int node_new(node_kind kind, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,

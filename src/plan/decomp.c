@@ -9,7 +9,6 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
-#include "exec/srccache.h"
 #include "kernels/lapack.h"
 
 static const char *const NAMES[LA_NOPS] = {
@@ -63,14 +62,14 @@ static int pull(zc_array *in, int64_t r0, int64_t r1, int64_t c0, int64_t c1, do
 }
 
 /* As pull, for values only read: a source chunk kept decoded for the
- * computation (exec/srccache.h) is used in place (*own = NULL), else a new
+ * computation (zc_array.cache) is used in place (*own = NULL), else a new
  * buffer (*own = *buf, to free). */
 static int pull_ro(zc_array *in, int64_t r0, int64_t r1, int64_t c0, int64_t c1, const double **buf, double **own)
 {
     zc_range sel[2] = {{r0, r1, 1}, {c0, c1, 1}};
     const void *v;
     *own = NULL;
-    if (in->kind == NODE_ZARR && srccache_view(in, sel, &v)) {
+    if (in->kind == NODE_ZARR && node_cache_view(in, sel, &v)) {
         *buf = v;
         return 0;
     }

@@ -23,7 +23,6 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
-#include "exec/srccache.h"
 #include "kernels/fft.h"
 #include "zarr/zarr.h"
 
@@ -202,7 +201,7 @@ static inline void put(const scatter_ctx *c, int64_t b, int64_t q)
  * be computed or copied: *base = its first element, bst[d] = the byte step
  * along dim d. A caller's buffer (zc_asarray; through unmaterialized
  * rechunks), or one source chunk kept decoded for the computation
- * (exec/srccache.h) holding the whole region. */
+ * (zc_array.cache) holding the whole region. */
 static bool input_view(zc_array *in, const zc_range *sel, const unsigned char **base, int64_t *bst)
 {
     while (in->kind == NODE_RECHUNK && !in->mat) in = in->inputs[0];
@@ -221,7 +220,7 @@ static bool input_view(zc_array *in, const zc_range *sel, const unsigned char **
             box[d] = (zc_range){i * c, (i + 1) * c < in->shape[d] ? (i + 1) * c : in->shape[d], 1};
         }
         const void *v;
-        if (!srccache_view(in, box, &v)) return false;
+        if (!node_cache_view(in, box, &v)) return false;
         p = v;
     } else {
         return false;

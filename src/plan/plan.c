@@ -10,7 +10,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/pool.h"
-#include "ops/linalg.h"
+#include "plan/matmul.h"
 #include "plan/decomp.h"
 #include "plan/fft.h"
 #include "plan/manip.h"
@@ -297,7 +297,7 @@ static size_t proj_compute(const zc_array *a, const zc_range *sel)
     case NODE_RECHUNK: return proj(a->inputs[0], sel);
     case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
     case NODE_SCAN: return manip_proj(a, sel, proj);
-    case NODE_MATMUL: return linalg_proj(a, sel, proj);
+    case NODE_MATMUL: return matmul_proj(a, sel, proj);
     case NODE_DECOMP: return decomp_proj(a, sel, proj);
     case NODE_FFT: return fftn_proj(a, sel, proj);
     default: return 0;
@@ -617,7 +617,7 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
                                                      : (a->p.reduce.flags & ROUND_LAST ? " (last round)" : " (round)"));
         }
         describe_fused(a, s->fused, sizeof s->fused, true);
-        if (a->kind == NODE_MATMUL) linalg_fit(a, p->limit, stage_projection);
+        if (a->kind == NODE_MATMUL) matmul_fit(a, p->limit, stage_projection);
         s->projected = stage_projection(a);
         if (s->projected <= p->limit) group_copy(p, s);
         if (a->kind == NODE_RECHUNK) slice_copy(p, s, threads);

@@ -29,7 +29,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/hash.h"
-#include "ops/linalg.h"
+#include "plan/matmul.h"
 #include "plan/decomp.h"
 #include "plan/fft.h"
 #include "plan/manip.h"
@@ -166,7 +166,7 @@ static int node_json(const list *l, zc_array *a, json_t **out)
     case NODE_RECHUNK: break;
     case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
     case NODE_SCAN: manip_to_json(a, o); break;
-    case NODE_MATMUL: linalg_to_json(a, o); break;
+    case NODE_MATMUL: matmul_to_json(a, o); break;
     case NODE_DECOMP: decomp_to_json(a, o); break;
     case NODE_FFT: fftn_to_json(a, o); break;
     }
@@ -428,7 +428,7 @@ static int node_from_json(const json_t *o, zc_array **built, int i, store_list *
     }
     case NODE_DECOMP: rc = decomp_from_json(o, a); break;
     case NODE_FFT: rc = fftn_from_json(o, a); break;
-    case NODE_MATMUL: rc = linalg_from_json(o, a); break;
+    case NODE_MATMUL: rc = matmul_from_json(o, a); break;
     default:
         if (manip_kind(k)) rc = manip_from_json(o, a);
         break;

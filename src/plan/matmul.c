@@ -1,12 +1,12 @@
-/* ops/linalg_node.c — computing regions of MATMUL nodes, their memory
- * projection and their JSON form (see linalg.h). */
+/* plan/matmul.c — computing regions of MATMUL nodes, their memory
+ * projection and their JSON form (see matmul.h). */
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
 #include "kernels/matmul.h"
-#include "ops/linalg.h"
+#include "plan/matmul.h"
 
 static int64_t count_of(const zc_range *s) { return s->stop > s->start ? (s->stop - s->start - 1) / s->step + 1 : 0; }
 
@@ -36,7 +36,7 @@ static size_t operand_sel(const zc_array *a, int which, const zc_range *sel, int
     return node_region_bytes(x, xs);
 }
 
-int linalg_region(zc_array *a, const zc_range *sel, void *out)
+int matmul_region(zc_array *a, const zc_range *sel, void *out)
 {
     const typeof(a->p.matmul) *mm = &a->p.matmul;
     zc_array *A = a->inputs[0], *B = a->inputs[1];
@@ -93,7 +93,7 @@ out:
     return rc;
 }
 
-size_t linalg_proj(const zc_array *a, const zc_range *sel, linalg_proj_fn proj)
+size_t matmul_proj(const zc_array *a, const zc_range *sel, matmul_proj_fn proj)
 {
     zc_range as[ZC_MAX_DIMS], bs[ZC_MAX_DIMS];
     int64_t ams[ZC_MAX_DIMS], bms[ZC_MAX_DIMS];
@@ -103,7 +103,7 @@ size_t linalg_proj(const zc_array *a, const zc_range *sel, linalg_proj_fn proj)
     return abytes + bbytes + proj(a->inputs[0], as) + proj(a->inputs[1], bs);
 }
 
-void linalg_fit(zc_array *a, size_t limit, linalg_stage_fn stage_projection)
+void matmul_fit(zc_array *a, size_t limit, matmul_stage_fn stage_projection)
 {
     int64_t base = a->inputs[0]->chunks[a->inputs[0]->ndim - 1], k0 = a->p.matmul.kstep0;
     if (k0 >= 1) a->p.matmul.kstep = k0; /* from the step chosen when made, whatever an earlier plan fitted */
@@ -116,7 +116,7 @@ void linalg_fit(zc_array *a, size_t limit, linalg_stage_fn stage_projection)
     if (stage_projection(a) > limit && k0 >= 1) a->p.matmul.kstep = k0; /* refused anyway: keep the fast step */
 }
 
-int linalg_to_json(const zc_array *a, json_t *o)
+int matmul_to_json(const zc_array *a, json_t *o)
 {
     json_object_set_new(o, "kstep", json_integer(a->p.matmul.kstep));
     json_object_set_new(o, "kstep0", json_integer(a->p.matmul.kstep0));
@@ -125,7 +125,7 @@ int linalg_to_json(const zc_array *a, json_t *o)
     return 0;
 }
 
-int linalg_from_json(const json_t *o, zc_array *a)
+int matmul_from_json(const json_t *o, zc_array *a)
 {
     a->p.matmul.kstep = json_integer_value(json_object_get(o, "kstep"));
     a->p.matmul.kstep0 = json_integer_value(json_object_get(o, "kstep0"));
@@ -141,7 +141,7 @@ int linalg_from_json(const json_t *o, zc_array *a)
         a->shape[a->ndim - 2] != A->shape[nba] || a->shape[a->ndim - 1] != B->shape[nbb + 1])
         return zc__err(ZC_EFORMAT, "plan: matmul node's shapes do not agree with its inputs");
     /* the steps zc_matmul chooses (kstep <= max(K, 1), kgroup < K + kstep0, ceil(K / kgroup)
-     * groups): larger ones would overflow k0 + kstep and g * kgroup in linalg_region */
+     * groups): larger ones would overflow k0 + kstep and g * kgroup in matmul_region */
     int64_t K = A->shape[nba + 1], kmax = K > 1 ? K : 1;
     if (a->p.matmul.kstep > kmax || a->p.matmul.kstep0 > kmax ||
         (off && (a->p.matmul.kgroup > K + a->p.matmul.kstep0 || a->shape[0] != ck_ceildiv(K, a->p.matmul.kgroup))))
