@@ -1088,7 +1088,11 @@ TEST(map_truncated_under_reader_is_eio_not_sigbus)
         _exit(q[8192]);
     }
     int status = 0;
-    CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
+    /* SIGBUS; under ASan/TSan their handler (ours chains to it) reports and exits non-zero. A
+     * fault wrongly taken for ours would read a zero: exit 0 */
+    CHECK(waitpid(pid, &status, 0) == pid &&
+          ((WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) ||
+           (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 2)));
     zc_store_close(s);
     rmtree(dir);
 }
