@@ -13,11 +13,8 @@
 # Usage: bash concurrent.sh <zcube> <tests/data>
 source "$(dirname "$0")/common.bash"
 
-if ! have_numpy; then
-    if [ "${ZC_REQUIRE_ALL:-}" = 1 ]; then echo "FAIL: numpy is required (ZC_REQUIRE_ALL=1)"; exit 1; fi
-    echo "SKIP: numpy not available"
-    exit 77
-fi
+zc_require_python numpy
+command -v flock >/dev/null || zc_skip "flock(1) (util-linux) is needed to hold the work folder"
 
 A=$TMP/a.zarr
 NW=8
@@ -88,19 +85,15 @@ sys.exit(0 if np.array_equal(a, want) else "the array is not the union of the wr
 # ---- one work dir, two evals
 W=$TMP/work
 mkdir -p "$W"
-if command -v flock >/dev/null; then
-    flock -n -F "$W" sleep 30 &
-    HOLD=$!
-    sleep 0.3
-    expect_fail 1 "is in use by another computation" rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 300KB \
-        --work-dir "$W" -q
-    kill $HOLD
-    wait $HOLD 2>/dev/null
-    rm -rf "$TMP/e1.zarr"
-    expect_ok rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 300KB --work-dir "$W" -q
-else
-    fail "flock(1) (util-linux) is needed to hold the work folder"
-fi
+flock -n -F "$W" sleep 30 &
+HOLD=$!
+sleep 0.3
+expect_fail 1 "is in use by another computation" rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 300KB \
+    --work-dir "$W" -q
+kill $HOLD
+wait $HOLD 2>/dev/null
+rm -rf "$TMP/e1.zarr"
+expect_ok rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 300KB --work-dir "$W" -q
 # two real evals racing on one work dir (a rechunk through intermediates):
 # each either finishes right or is refused with the message, never mixed
 for k in 1 2; do
