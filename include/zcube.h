@@ -690,7 +690,8 @@ typedef struct {
     const char *work_dir;   /* intermediates; NULL = $TMPDIR/zcube-work-<pid> */
     size_t allowed_mem;     /* bytes one task may use, all included; default 2 GiB */
     size_t reserved_mem;    /* part of allowed_mem kept for the runtime (and for intermediates
-                               small enough to stay in memory: up to half of it); default 64 MiB */
+                               small enough to stay in memory: up to half of it); 0 (the
+                               default) = automatic: allowed_mem / 8, at most 64 MiB */
     int nthreads;           /* 0 = all cores */
     int resume;             /* keep work_dir and skip output chunks already written */
     int max_retries;        /* per task, on IO errors; default 2 */
@@ -709,7 +710,7 @@ typedef struct {
                                report's "source_cache" gives bytes, arrays, hits, misses,
                                intermediates_in_memory. 0 = off */
 } zc_spec;
-#define ZC_SPEC_INIT {sizeof(zc_spec), NULL, (size_t)2 << 30, (size_t)64 << 20, 0, 0, 2, NULL, NULL, 64, NULL, 0}
+#define ZC_SPEC_INIT {sizeof(zc_spec), NULL, (size_t)2 << 30, 0, 0, 0, 2, NULL, NULL, 64, NULL, 0}
 
 /** Where a computed array goes. codec NULL = "zstd:1"; zarr_format 0 = 3. */
 typedef struct {

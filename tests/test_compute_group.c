@@ -253,7 +253,7 @@ TEST(group_that_does_not_fit_is_not_formed)
     for (size_t kb = 2048; kb <= 16384 && !grouped_at; kb += 256) {
         zc_spec s = ZC_SPEC_INIT;
         s.allowed_mem = kb << 10;
-        s.reserved_mem = 0;
+        s.reserved_mem = 1; /* none (0 is automatic) */
         char *pj = NULL;
         if (zc_plan_json(&s, 2, r, t, &pj) < 0) continue;
         if (!fits_alone) fits_alone = (int)kb;
@@ -415,7 +415,7 @@ TEST(single_fused_first_round_runs_in_tiles)
     zc_free(pj);
     zc_spec tight = ZC_SPEC_INIT;
     tight.allowed_mem = proj + 4096;
-    tight.reserved_mem = 0;
+    tight.reserved_mem = 1; /* none (0 is automatic) */
     double *got = malloc(262144 * sizeof(double));
     CHECK_OK(zc_compute_buffer(&tight, m, got, 262144 * sizeof(double), NULL));
     double *U = values(u, 6 * 262144), err = 0;
@@ -542,7 +542,7 @@ TEST(multistage_rechunk_erases_its_intermediate_as_it_goes)
     snprintf(op0, sizeof op0, "%s/op0", work);
     zc_spec s = ZC_SPEC_INIT;
     s.allowed_mem = 6000000; /* a direct copy needs ~11 MB: two grouped copies via (8, 2500) */
-    s.reserved_mem = 0;
+    s.reserved_mem = 1; /* none (0 is automatic) */
     s.work_dir = work;
     char *pj = NULL;
     CHECK_OK(zc_plan_json(&s, 1, &r, &tr, &pj));

@@ -484,3 +484,27 @@ TEST(tampered_and_foreign_plans_are_refused)
     zc_store_close(st);
     remove_dir(dir);
 }
+
+TEST(reserved_mem_zero_is_automatic_in_the_library)
+{
+    /* the same default as the command line: an eighth of allowed_mem, at most 64 MiB */
+    zc_array *a;
+    CHECK_OK(zc_arange(0, 1000, 1, ZC_FLOAT64, 100, &a));
+    size_t allowed[3] = {(size_t)16 << 20, (size_t)512 << 20, (size_t)2 << 30};
+    size_t limit[3] = {((size_t)16 << 20) - ((size_t)2 << 20), ((size_t)512 << 20) - ((size_t)64 << 20),
+                       ((size_t)2 << 30) - ((size_t)64 << 20)};
+    for (int i = 0; i < 3; i++) {
+        zc_spec s = ZC_SPEC_INIT;
+        CHECK(s.reserved_mem == 0);
+        s.allowed_mem = allowed[i];
+        zc_plan *p;
+        CHECK_OK(zc_plan_create(&s, 1, &a, NULL, &p));
+        char *j = plan_text(p);
+        json_t *doc = json_loads(j, 0, NULL);
+        CHECK((size_t)json_integer_value(json_object_get(doc, "memory_limit")) == limit[i]);
+        json_decref(doc);
+        zc_free(j);
+        zc_plan_free(p);
+    }
+    zc_array_release(a);
+}

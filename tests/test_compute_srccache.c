@@ -301,10 +301,10 @@ TEST(cache_left_holds_intermediates)
     size_t len = (size_t)(m * n), one = (size_t)(m * n * 8);
     double *ref, *got;
     cache_report c;
-    /* reserved_mem 0: intermediates never stay in memory on its account; the work
+    /* reserved_mem 1: intermediates never stay in memory on its account; the work
      * directory cannot be created, so only a run keeping them in memory succeeds */
     zc_spec s = spec_of(64, 0, 2);
-    s.reserved_mem = 0;
+    s.reserved_mem = 1; /* none (0 is automatic) */
     run(&s, 1, &d, &len, &ref, &c);
     CHECK(!c.inter_mem);
     s.work_dir = "/proc/zcube-no-such-dir/work";

@@ -35,6 +35,7 @@
 #include "core/error.h"
 #include "kernels/fft.h"
 #include "plan/array.h"
+#include "plan/plan.h"
 
 /* A line of the transform's output may use 1/FFT_LINE_FACTOR of the task budget
  * (the stage holds output, input, the rechunked read and the write copies, and a
@@ -47,9 +48,12 @@ static _Atomic size_t fft_budget = ((size_t)2 << 30) - ((size_t)64 << 20);
 int zc_fft_set_memory(const zc_spec *spec)
 {
     zc__err_clear();
-    if (!spec || spec->allowed_mem <= spec->reserved_mem)
-        return zc__err(ZC_EINVAL, "zc_fft_set_memory: NULL spec or reserved_mem >= allowed_mem");
-    atomic_store(&fft_budget, spec->allowed_mem - spec->reserved_mem);
+    zc_spec sp;
+    if (!spec) return zc__err(ZC_EINVAL, "zc_fft_set_memory: NULL spec");
+    ZC_TRY(plan_spec(spec, &sp));
+    if (sp.allowed_mem <= sp.reserved_mem)
+        return zc__err(ZC_EINVAL, "zc_fft_set_memory: reserved_mem >= allowed_mem");
+    atomic_store(&fft_budget, sp.allowed_mem - sp.reserved_mem);
     return 0;
 }
 

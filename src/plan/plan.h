@@ -82,7 +82,9 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p);
 /* A zc_plan around a built plan (takes it over; freed on failure): copies of
  * spec and targets (targets may be NULL). */
 int plan_object(plan *p, const zc_spec *spec, const zc_target *targets, zc_plan **out);
-/* spec checked (struct_size) and completed with ZC_SPEC_INIT's defaults into *out. */
+/* spec checked (struct_size) and completed into *out: ZC_SPEC_INIT's defaults for
+ * the fields its version lacks, reserved_mem 0 made automatic (allowed_mem / 8,
+ * at most 64 MiB). Every spec enters the library through here. */
 int plan_spec(const zc_spec *spec, zc_spec *out);
 /* Write z as a JSON document to path (plan/serialize.c); its arrays live in
  * work_dir (targets: their stores). */

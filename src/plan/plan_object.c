@@ -16,6 +16,8 @@ int plan_spec(const zc_spec *spec, zc_spec *out)
     zc_spec d = ZC_SPEC_INIT;
     memcpy(&d, spec, spec->struct_size);
     d.struct_size = sizeof d;
+    if (!d.reserved_mem) /* automatic: an eighth of allowed_mem, at most 64 MiB */
+        d.reserved_mem = d.allowed_mem / 8 < ((size_t)64 << 20) ? d.allowed_mem / 8 : (size_t)64 << 20;
     *out = d;
     return 0;
 }

@@ -27,8 +27,7 @@ int run_prepare(run_opts *o, int out_required)
         uint64_t v;
         if (cli_parse_size(o->allowed_mem, "--allowed-mem", &v) < 0) return cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
         if (v == 0) return cli_fail(CLI_EXIT_USAGE, "bad --allowed-mem '%s': must be positive", o->allowed_mem);
-        o->spec.allowed_mem = (size_t)v;
-        if (v < ((uint64_t)512 << 20)) o->spec.reserved_mem = (size_t)(v / 8);
+        o->spec.allowed_mem = (size_t)v; /* reserved_mem stays automatic (the library's default) */
     }
     if (o->reserved_mem) {
         uint64_t v;
@@ -36,7 +35,7 @@ int run_prepare(run_opts *o, int out_required)
             return cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
         o->spec.reserved_mem = (size_t)v;
     }
-    if (o->spec.reserved_mem >= o->spec.allowed_mem) {
+    if (o->spec.reserved_mem && o->spec.reserved_mem >= o->spec.allowed_mem) {
         char r[32], a[32];
         cli_format_bytes(r, sizeof r, o->spec.reserved_mem);
         cli_format_bytes(a, sizeof a, o->spec.allowed_mem);
