@@ -4,6 +4,7 @@
 #include "exec/memcheck.h"
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "core/alloc.h"
@@ -88,12 +89,19 @@ int memcheck_init(memcheck *m, const plan *p, const zc_spec *spec, size_t extra)
     return 0;
 }
 
+/* VmHWM is the process's: a stage measured while another computation's stage
+ * runs in the process (or resets the peak meanwhile) is not measured alone */
+static atomic_int active;
+static atomic_uint resets;
+
 void memcheck_begin(memcheck *m, int k)
 {
     if (!m || !m->st) return;
     mem_stage *s = &m->st[k];
     s->ran = true;
-    s->measured = rss_reset_peak();
+    bool alone = atomic_fetch_add(&active, 1) == 0;
+    s->epoch = atomic_fetch_add(&resets, 1) + 1;
+    s->measured = rss_reset_peak() && alone;
     rss_now r;
     s->measured &= rss_read(&r);
     s->rss_start = r.rss;
@@ -108,6 +116,7 @@ void memcheck_end(memcheck *m, int k)
     mem_stage *s = &m->st[k];
     rss_now r;
     s->measured &= rss_read(&r);
+    s->measured &= atomic_fetch_sub(&active, 1) == 1 && atomic_load(&resets) == s->epoch;
     s->rss_peak = r.hwm;
     s->held_peak = zc__alloc_held_peak();
     s->cur_end = zc__alloc_current();

@@ -29,7 +29,9 @@ typedef struct {
 
 typedef struct {
     bool ran;
-    bool measured;      /* the peak was reset and both reads worked */
+    bool measured;      /* the peak was reset and both reads worked, with no other
+                           computation's stage running in the process meanwhile */
+    unsigned epoch;     /* peak resets in the process when this stage began */
     size_t rss_start, rss_peak;   /* VmRSS at the start, VmHWM at the end */
     size_t held_start, held_peak; /* the allocator's held bytes (caches included) */
     size_t cur_end;               /* bytes in use at the end (data kept in memory stores) */
