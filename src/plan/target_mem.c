@@ -10,7 +10,8 @@
  * is runtime state, taken from reserved_mem: a stage is refused only if its
  * projection then exceeds allowed_mem itself. Without targets (a plan only
  * described, or computed into a buffer) the default codec, zstd:1, is assumed,
- * so a plan is described the same with or without them. */
+ * so a plan is described the same with or without them, and nothing is
+ * refused for it (the real targets may not compress). */
 int plan_project_targets(plan *p, const zc_target *targets, size_t allowed_mem)
 {
     for (int k = 0; k < p->nstages; k++) {
@@ -23,7 +24,7 @@ int plan_project_targets(plan *p, const zc_target *targets, size_t allowed_mem)
         size_t state = codec_spec_encode_state(spec, node_chunk_bytes(s->node));
         json_decref(spec);
         s->projected += state;
-        if (s->projected > allowed_mem)
+        if (targets && s->projected > allowed_mem)
             return zc__err(ZC_EMEMBOUND,
                            "%s [%s] needs %.1f MB per task, %.1f MB of them for the compressor of '%s' (%s), more "
                            "than the %.1f MB allowed: use a lower level, smaller chunks or raise allowed_mem",
