@@ -723,8 +723,30 @@ typedef struct {
 /** What a computation did, per operation (JSON text from zc_report_json). */
 typedef struct zc_report zc_report;
 ZC_API void zc_report_free(zc_report *r);
-/** {"operations":[{"name","tasks","seconds","projected_mem","measured_mem","fused":[...]}], "seconds",
- *  "intermediate_bytes", "peak_task_mem", "tasks"}. Free with zc_free. */
+/**
+ * {"operations":[{"name","tasks","seconds","projected_mem","measured_mem","fused":[...],"memory"}], "seconds",
+ *  "intermediate_bytes", "peak_task_mem", "tasks", "memory"}. Free with zc_free.
+ *
+ * measured_mem: the largest peak of one task's allocations (everything zcube
+ * allocates, zstd and libdeflate contexts included), never above projected_mem.
+ * "memory" (docs/internals/memory.md) holds what the kernel measured:
+ *   top level: "threads", "allowed_mem", "reserve" {"block_cache", "fft", "blas",
+ *   "runtime", "uncounted", "total"} (resident memory outside the tasks' counts:
+ *   the allocator's per-thread caches of freed blocks, and what it never sees:
+ *   FFTW plans, OpenBLAS buffers, io_uring rings, thread stacks), "buffer"
+ *   (zc_compute_buffer's destination, bytes), "bound" = threads x allowed_mem +
+ *   cache_mem + buffer + reserve total, "rss_base" (RSS when the computation
+ *   began), "peak_rss", and the verdicts "measured", "agrees", "within_bound"
+ *   (every stage's);
+ *   per operation: "rss_start", "peak_rss" (VmHWM, reset at the stage's start),
+ *   "counted_growth" (the allocator's held bytes, peak minus start),
+ *   "mapped_peak" (files mapped by fs stores: page cache counted in RSS), "kept"
+ *   (bytes still allocated after the stage: data in memory stores), "bound"
+ *   (the top-level bound + kept), "agrees" (RSS growth <= counted_growth +
+ *   mapped_peak + reserve.uncounted) and "within_bound" (peak_rss - rss_base <=
+ *   bound).
+ * zc_plan_json's "memory" holds the reserve and the bound only.
+ */
 ZC_API int zc_report_json(const zc_report *r, char **json);
 
 /**

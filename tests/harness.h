@@ -92,10 +92,25 @@ int harness_run_child(const char *name, const char *const *args);
         }                                                                       \
     } while (0)
 
-/* A computation's report as JSON (zc_report_json), after checking the memory
- * contract for every operation (measured_mem <= projected_mem); frees rep.
- * The caller json_decref's the result. */
+/* The memory contract of a computation's report (what names it in messages;
+ * ZC_SHOW=1 prints the figures):
+ *  - every operation has a measurement, > 0 for one that ran tasks, and
+ *    measured_mem <= projected_mem (no slack);
+ *  - check_memory: the report's "memory" section exists and, except under
+ *    AddressSanitizer (shadow memory and quarantine are RSS the library cannot
+ *    count), says every stage's peak RSS was measured, agrees with the counted
+ *    memory within the uncounted reserve, and stays within threads x
+ *    allowed_mem + the reserve (exec/memcheck.h). */
 typedef struct json_t json_t;
+void check_contract(json_t *doc, const char *what);
+void check_memory(json_t *doc, const char *what);
+/* That some stage's RSS grew by more than the uncounted reserve, so its
+ * agreement with the counted memory is a real test (it would fail if the
+ * allocator counted nothing). Not under AddressSanitizer. */
+void check_rss_matters(json_t *doc, const char *what);
+/* The report as parsed JSON; frees rep. The caller json_decref's the result. */
+json_t *report_json_doc(zc_report *rep);
+/* report_json_doc, then check_contract. */
 json_t *report_checked(zc_report *rep);
 
 /* Recompute the checksum of the saved plan at path after a test edited it on

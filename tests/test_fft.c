@@ -12,7 +12,6 @@
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -623,35 +622,54 @@ TEST(memory_contract_axis_16x_longer_than_a_task)
     char work[600];
     snprintf(work, sizeof work, "%s/work", dir);
     s.work_dir = work;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    long before = ru.ru_maxrss / 1024;
     double err = 1;
     zc_report *rep = NULL;
     CHECK_OK(zc_compute_buffer(&s, m, &err, sizeof err, &rep));
-    getrusage(RUSAGE_SELF, &ru);
-    long after = ru.ru_maxrss / 1024;
-    char *json = NULL;
-    CHECK_OK(zc_report_json(rep, &json));
-    printf("round trip of a 2^22 axis under 48 MB: max err %g, rss before %ld MB, after %ld MB\n", err, before, after);
+    printf("round trip of a 2^22 axis under 48 MB: max err %g\n", err);
     CHECK(err < 1e-12);
-#ifndef __SANITIZE_ADDRESS__
-    CHECK(after <= 2 * 48 + 80); /* threads × allowed_mem + fixed overhead */
-#endif
-    /* measured <= projected for every operation */
-    for (char *p = json; p && (p = strstr(p, "\"projected_mem\":")); p++) {
-        long long proj = atoll(p + 16);
-        char *q = strstr(p, "\"measured_mem\":");
-        CHECK(q && atoll(q + 15) <= proj);
-    }
-    zc_free(json);
-    zc_report_free(rep);
+    /* every task within its projection; peak RSS per stage within 2 x 48 MB + the reserve */
+    json_decref(report_checked(rep));
     set_fft_memory((size_t)2 << 30);
     zc_array_release(a); zc_array_release(f); zc_array_release(b); zc_array_release(d); zc_array_release(ad);
     zc_array_release(m);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
+}
+
+/* The FFT path: sum(|fft(x, axis=1)|) over 128 MB of float64, lines of 8192
+ * transformed in tasks of 2 threads under 128 MB each: per stage, the peak
+ * RSS grows by no more than the counted memory plus the uncounted reserve
+ * (FFTW's plans among it), within 2 x 128 MB + the reserve, and by more than
+ * that reserve (check_rss_matters), so the agreement can fail. Parseval:
+ * sum |X_k|^2 = n sum |x|^2 checks the values. */
+TEST(rss_agrees_with_counted_memory_fft)
+{
+    zc_spec s = spec_default();
+    s.allowed_mem = (size_t)128 << 20;
+    s.reserved_mem = (size_t)8 << 20;
+    s.nthreads = 2;
+    CHECK_OK(zc_fft_set_memory(&s));
+    int64_t shape[2] = {2048, 8192}, chunks[2] = {256, 8192};
+    zc_array *x, *f, *a, *a2, *sum, *x2, *xs;
+    CHECK_OK(zc_random_uniform(5, 2, shape, chunks, ZC_FLOAT64, -1, 1, &x));
+    CHECK_OK(zc_fft_fft(x, -1, 1, NULL, &f));
+    CHECK_OK(zc_elementwise("abs", 1, &f, &a));
+    CHECK_OK(zc_elementwise("square", 1, &a, &a2));
+    CHECK_OK(zc_reduce("sum", a2, NULL, 0, 0, 0, &sum));
+    CHECK_OK(zc_elementwise("multiply", 2, (zc_array *[]){x, x}, &x2));
+    CHECK_OK(zc_reduce("sum", x2, NULL, 0, 0, 0, &xs));
+    double got = 0, want = 0;
+    zc_report *rep = NULL;
+    CHECK_OK(zc_compute_buffer(&s, sum, &got, sizeof got, &rep));
+    json_t *doc = report_checked(rep);
+    check_rss_matters(doc, "sum(|fft(x)|^2)");
+    json_decref(doc);
+    CHECK_OK(zc_compute_buffer(&s, xs, &want, sizeof want, NULL));
+    CHECK(fabs(got / (8192.0 * want) - 1) < 1e-9);
+    set_fft_memory((size_t)2 << 30);
+    zc_array_release(x); zc_array_release(f); zc_array_release(a); zc_array_release(a2); zc_array_release(sum);
+    zc_array_release(x2); zc_array_release(xs);
 }
 
 TEST(input_with_the_axis_whole_is_read_without_a_rechunk)
@@ -955,17 +973,9 @@ TEST(fft_reads_through_the_last_copy_of_a_multistage_rechunk)
         double e = 0;
         for (size_t i = 0; i < 101 * 36 * 72; i++) e = fmax(e, cabs(got[i] - want[i]));
         CHECK(e < 1e-12);
-        char *rj = NULL;
-        CHECK_OK(zc_report_json(rep, &rj));
-        json_t *rep_j = json_loads(rj, 0, NULL), *o;
-        size_t i;
+        json_t *rep_j = report_checked(rep);
         CHECK(json_array_size(json_object_get(rep_j, "operations")) == (size_t)ops[k]);
-        json_array_foreach(json_object_get(rep_j, "operations"), i, o)
-            CHECK(json_integer_value(json_object_get(o, "measured_mem")) <=
-                  json_integer_value(json_object_get(o, "projected_mem")));
         json_decref(rep_j);
-        zc_free(rj);
-        zc_report_free(rep);
         zc_array_release(f);
     }
     set_fft_memory((size_t)2 << 30);

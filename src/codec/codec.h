@@ -152,5 +152,10 @@ json_t *codec_chain_json(const codec_chain *ch);
  * zarr_format 2, into {compressor, filters}. `typesize` is the element size
  * (for blosc). JSON arrays/objects in `spec` are parsed and returned as is. */
 int codec_spec_parse(const char *spec, int zarr_format, size_t typesize, json_t **out);
+/* Bytes the compressors of a v3 codec list (codec_spec_parse) allocate through
+ * zcube's allocator to encode a chunk of n bytes: the calling thread's zstd,
+ * libdeflate or bzip2 state (others keep theirs on the stack or are not
+ * counted: c-blosc's, see docs/internals/memory.md). */
+size_t codec_spec_encode_state(const json_t *spec, size_t n);
 
 #endif

@@ -7,6 +7,7 @@
 #include <libdeflate.h>
 #include <pthread.h>
 #include <string.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, ZSTD_create?Ctx_advanced */
 #include <zstd.h>
 
 #include "core/alloc.h"
@@ -113,7 +114,27 @@ static void thread_ctx_free(void *p)
     zc__free(t);
 }
 
-static void tkey_init(void) { tkey_ok = pthread_key_create(&tkey, thread_ctx_free) == 0; }
+/* The libraries' allocations go through zc__malloc, so a task's measured memory
+ * counts its contexts (zstd's: ~1.3 MB to compress at level 1, up to 8 MiB kept;
+ * libdeflate's: ~0.5-1 MB compressors). libdeflate's allocator is process-wide
+ * (libdeflate >= 1.9), set once before the first context. */
+static void *zstd_alloc(void *opaque, size_t size)
+{
+    (void)opaque;
+    return zc__malloc(size);
+}
+static void zstd_free(void *opaque, void *p)
+{
+    (void)opaque;
+    zc__free(p);
+}
+static const ZSTD_customMem zstd_mem = {zstd_alloc, zstd_free, NULL};
+
+static void tkey_init(void)
+{
+    libdeflate_set_memory_allocator(zc__malloc, zc__free);
+    tkey_ok = pthread_key_create(&tkey, thread_ctx_free) == 0;
+}
 
 static thread_ctx *thread_get(void)
 {
@@ -138,7 +159,7 @@ ZSTD_CCtx *codec_b2b_zstd_cctx(void)
 {
     thread_ctx *t = thread_get();
     if (!t) return NULL;
-    if (!t->zc && !(t->zc = ZSTD_createCCtx()))
+    if (!t->zc && !(t->zc = ZSTD_createCCtx_advanced(zstd_mem)))
         zc__err(ZC_ENOMEM, "zstd: out of memory creating a compression context");
     return t->zc;
 }
@@ -155,7 +176,7 @@ ZSTD_DCtx *codec_b2b_zstd_dctx(void)
 {
     thread_ctx *t = thread_get();
     if (!t) return NULL;
-    if (!t->zd && !(t->zd = ZSTD_createDCtx()))
+    if (!t->zd && !(t->zd = ZSTD_createDCtx_advanced(zstd_mem)))
         zc__err(ZC_ENOMEM, "zstd: out of memory creating a decompression context");
     return t->zd;
 }
@@ -186,6 +207,26 @@ struct libdeflate_decompressor *codec_b2b_deflate_decompressor(void)
     if (!t->dd && !(t->dd = libdeflate_alloc_decompressor()))
         zc__err(ZC_ENOMEM, "deflate: out of memory creating a decompressor");
     return t->dd;
+}
+
+size_t codec_spec_encode_state(const json_t *spec, size_t n)
+{
+    size_t total = 0, k;
+    const json_t *c;
+    json_array_foreach(spec, k, c) {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        const json_t *lv = json_object_get(json_object_get(c, "configuration"), "level");
+        long long level = json_is_integer(lv) ? (long long)json_integer_value(lv) : -1000;
+        if (!name) continue;
+        if (!strcmp(name, "zstd")) /* the level's parameters for an input of n bytes */
+            total += ZSTD_estimateCCtxSize_usingCParams(
+                ZSTD_getCParams(level == -1000 ? ZSTD_CLEVEL_DEFAULT : (int)level, n, 0));
+        else if (!strcmp(name, "gzip") || !strcmp(name, "numcodecs.zlib")) /* libdeflate 1.14, measured */
+            total += level == 0 ? (8 << 10) : level == 1 ? (200 << 10) : (672 << 10);
+        else if (!strcmp(name, "numcodecs.bz2")) /* bzip2's manual: 400k + 8 x the block (level x 100k) */
+            total += (size_t)400000 + (size_t)8 * 100000 * (size_t)(level > 0 ? level : 9);
+    }
+    return total;
 }
 
 /* ------------------------------------------------------------- raw DEFLATE */

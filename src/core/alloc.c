@@ -2,15 +2,26 @@
  * per-thread cache of large blocks.
  *
  * Each block carries a 16-byte header: the size asked for (so frees can be
- * counted) and the capacity of the underlying block; it keeps 16-byte
+ * counted) and the capacity of the underlying block, whose top 16 bits hold
+ * the counter slot of the thread that allocated it; it keeps 16-byte
  * alignment for SIMD codecs.
+ *
+ * Counting: every thread counts its allocations in its own cache-line-padded
+ * slot (one of SLOTS, taken at its first allocation, in turn); a free is taken
+ * off the slot of the block's allocating thread, whichever thread frees it, so
+ * a block handed to another thread (a decoded chunk, a task's output) does not
+ * make either count drift. A task's memory is its thread's slot peak above
+ * the slot's level when the task began. Slots are reused only after SLOTS
+ * threads have been started (then a slot's blocks left by an exited thread
+ * are charged to the new one until freed).
  *
  * Why the cache: chunk reads allocate and free buffers of megabytes again and
  * again; glibc hands such blocks back to the kernel, so every reuse pays page
  * faults on fresh memory (up to half the time of a read, measured). Each thread
  * keeps up to CACHE_SLOTS freed blocks of 256 KiB..16 MiB, CACHE_BYTES in all,
  * and reuses one whose capacity is within 2x of a request. Cached blocks count
- * as freed.
+ * as freed for tasks, but as held for the process (zc__alloc_held): they stay
+ * resident.
  *
  * Blocks above 16 MiB (whole chunks, task buffers: 150 MB each in the compute
  * benchmark) go to a process-wide cache instead, active only while a
@@ -41,6 +52,8 @@
 #define CACHE_MAX ((size_t)16 << 20)
 #define CACHE_BYTES ((size_t)32 << 20)
 #define BIG_SLOTS 8
+#define SLOTS 256
+#define SLOT_SHIFT 48 /* capacities stay below 2^48 (x86-64 and arm64 address spaces) */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CACHE_ON 0
@@ -55,6 +68,7 @@ typedef struct {
 } block_cache;
 
 static _Thread_local block_cache tl_cache;
+static atomic_size_t small_cached; /* sum of every thread's tl_cache.total */
 static pthread_key_t cache_key;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 
@@ -65,6 +79,7 @@ static void cache_drain(void *unused)
         free(tl_cache.base[i]);
         tl_cache.base[i] = NULL;
     }
+    atomic_fetch_sub(&small_cached, tl_cache.total);
     tl_cache.total = 0;
 }
 
@@ -83,6 +98,7 @@ static unsigned char *cache_take(size_t size, size_t *cap)
     *cap = tl_cache.cap[best];
     tl_cache.base[best] = NULL;
     tl_cache.total -= *cap;
+    atomic_fetch_sub(&small_cached, *cap);
     return b;
 }
 
@@ -96,6 +112,7 @@ static bool cache_put(unsigned char *base, size_t cap)
             tl_cache.base[i] = base;
             tl_cache.cap[i] = cap;
             tl_cache.total += cap;
+            atomic_fetch_add(&small_cached, cap);
             return true;
         }
     return false;
@@ -106,7 +123,7 @@ static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     unsigned char *base[BIG_SLOTS];
     size_t cap[BIG_SLOTS];
-    size_t total;  /* sum of cap */
+    atomic_size_t total; /* sum of cap (read without the lock by zc__alloc_held) */
     size_t budget; /* bytes in use + cached may not exceed this; 0 = cache off */
     int users;
 } big;
@@ -234,11 +251,22 @@ static atomic_long fail_countdown; /* 0 = off; k>0: the k-th next allocation fai
 static atomic_int fail_repeat;
 static atomic_int fail_active;      /* set once the countdown has hit */
 static atomic_int fail_count;
-static atomic_size_t peak_bytes;
-/* per thread: bytes allocated minus freed by this thread, and its peak since the
- * last reset (a task's memory; frees of another thread's blocks make it drift
- * low, never high) */
-static _Thread_local long long tl_cur, tl_peak, tl_base;
+static atomic_size_t peak_bytes, held_peak;
+
+/* per-thread counters (see the top) */
+typedef struct {
+    _Alignas(64) atomic_llong cur; /* bytes allocated by the slot's thread, not yet freed by anyone */
+} count_slot;
+static count_slot slots[SLOTS];
+static atomic_uint next_slot;
+static _Thread_local int tl_slot = -1;
+static _Thread_local long long tl_peak, tl_base;
+
+static unsigned my_slot(void)
+{
+    if (tl_slot < 0) tl_slot = (int)(atomic_fetch_add(&next_slot, 1) % SLOTS);
+    return (unsigned)tl_slot;
+}
 
 int zc_test_fail_alloc(long n, int repeat)
 {
@@ -266,14 +294,43 @@ static int should_fail(void)
     return 0;
 }
 
-static void count(size_t add, size_t sub)
+static void peak_max(atomic_size_t *peak, size_t now)
 {
-    tl_cur += (long long)add - (long long)sub;
-    if (tl_cur > tl_peak) tl_peak = tl_cur;
+    size_t p = atomic_load_explicit(peak, memory_order_relaxed);
+    while (now > p && !atomic_compare_exchange_weak(peak, &p, now)) {}
+}
+
+/* add bytes allocated by this thread, sub bytes freed of a block of slot `owner` */
+static void count(size_t add, size_t sub, unsigned owner)
+{
+    unsigned me = my_slot();
+    long long mine = atomic_fetch_add(&slots[me].cur, (long long)add) + (long long)add;
+    if (sub) {
+        long long o = atomic_fetch_sub(&slots[owner].cur, (long long)sub) - (long long)sub;
+        if (owner == me) mine = o;
+    }
+    if (mine > tl_peak) tl_peak = mine;
     size_t now = atomic_fetch_add(&cur_bytes, add) + add;
     if (sub) now = atomic_fetch_sub(&cur_bytes, sub) - sub;
-    size_t peak = atomic_load_explicit(&peak_bytes, memory_order_relaxed);
-    while (now > peak && !atomic_compare_exchange_weak(&peak_bytes, &peak, now)) {}
+    peak_max(&peak_bytes, now);
+    if (add) peak_max(&held_peak, now + atomic_load_explicit(&small_cached, memory_order_relaxed) + big.total);
+}
+
+/* The header: size, then capacity with the allocating thread's slot on top. */
+static void header_put(unsigned char *base, size_t size, size_t cap)
+{
+    size_t capslot = cap | (size_t)my_slot() << SLOT_SHIFT;
+    memcpy(base, &size, sizeof size);
+    memcpy(base + sizeof size, &capslot, sizeof capslot);
+}
+
+static void header_get(const unsigned char *base, size_t *size, size_t *cap, unsigned *slot)
+{
+    size_t capslot;
+    memcpy(size, base, sizeof *size);
+    memcpy(&capslot, base + sizeof *size, sizeof capslot);
+    *cap = capslot & (((size_t)1 << SLOT_SHIFT) - 1);
+    *slot = (unsigned)(capslot >> SLOT_SHIFT);
 }
 
 void *zc__malloc(size_t size)
@@ -288,9 +345,8 @@ void *zc__malloc(size_t size)
         zc__err(ZC_ENOMEM, "out of memory allocating %zu bytes", size);
         return NULL;
     }
-    memcpy(p, &size, sizeof size);
-    memcpy(p + sizeof size, &cap, sizeof cap);
-    count(size, 0);
+    header_put(p, size, cap);
+    count(size, 0, 0);
     return p + HDR;
 }
 
@@ -318,8 +374,9 @@ void *zc__realloc(void *ptr, size_t size)
 {
     if (!ptr) return zc__malloc(size);
     unsigned char *base = (unsigned char *)ptr - HDR;
-    size_t old;
-    memcpy(&old, base, sizeof old);
+    size_t old, oldcap;
+    unsigned owner;
+    header_get(base, &old, &oldcap, &owner);
     if (size > SIZE_MAX - HDR || should_fail()) {
         zc__err(ZC_ENOMEM, "out of memory reallocating %zu bytes", size);
         return NULL;
@@ -329,9 +386,8 @@ void *zc__realloc(void *ptr, size_t size)
         zc__err(ZC_ENOMEM, "out of memory reallocating %zu bytes", size);
         return NULL;
     }
-    memcpy(p, &size, sizeof size);
-    memcpy(p + sizeof size, &size, sizeof size); /* capacity = size */
-    count(size, old);
+    header_put(p, size, size); /* capacity = size */
+    count(size, old, owner);
     return p + HDR;
 }
 
@@ -339,12 +395,11 @@ void zc__free(void *ptr)
 {
     if (!ptr) return;
     unsigned char *base = (unsigned char *)ptr - HDR;
-    size_t old;
-    size_t cap;
-    memcpy(&old, base, sizeof old);
-    memcpy(&cap, base + sizeof old, sizeof cap);
+    size_t old, cap;
+    unsigned owner;
+    header_get(base, &old, &cap, &owner);
+    atomic_fetch_sub(&slots[owner].cur, (long long)old);
     atomic_fetch_sub(&cur_bytes, old);
-    tl_cur -= (long long)old;
     if (!(cap > CACHE_MAX ? big_put(base, cap) : cache_put(base, cap))) free(base);
 }
 
@@ -362,5 +417,13 @@ size_t zc__alloc_current(void) { return atomic_load(&cur_bytes); }
 size_t zc__alloc_peak(void) { return atomic_load(&peak_bytes); }
 void zc__alloc_reset_peak(void) { atomic_store(&peak_bytes, atomic_load(&cur_bytes)); }
 
-void zc__alloc_thread_reset(void) { tl_base = tl_peak = tl_cur; }
+size_t zc__alloc_held(void)
+{
+    return atomic_load(&cur_bytes) + atomic_load(&small_cached) + big.total;
+}
+size_t zc__alloc_held_peak(void) { return atomic_load(&held_peak); }
+void zc__alloc_reset_held_peak(void) { atomic_store(&held_peak, zc__alloc_held()); }
+size_t zc__alloc_thread_cache_bytes(void) { return CACHE_ON ? CACHE_BYTES : 0; }
+
+void zc__alloc_thread_reset(void) { tl_base = tl_peak = atomic_load(&slots[my_slot()].cur); }
 size_t zc__alloc_thread_peak(void) { return tl_peak > tl_base ? (size_t)(tl_peak - tl_base) : 0; }

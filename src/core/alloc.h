@@ -22,7 +22,16 @@ size_t zc__alloc_current(void);
 size_t zc__alloc_peak(void);
 void zc__alloc_reset_peak(void);
 
-/* This thread's allocation peak above its level at the last reset (task memory). */
+/* Bytes the allocator holds: in use plus freed blocks kept in its caches
+ * (resident, not counted by zc__alloc_current), its peak since the last reset,
+ * and the most one thread's cache of freed blocks may keep. */
+size_t zc__alloc_held(void);
+size_t zc__alloc_held_peak(void);
+void zc__alloc_reset_held_peak(void);
+size_t zc__alloc_thread_cache_bytes(void);
+
+/* This thread's allocation peak above its level at the last reset (task
+ * memory): blocks it allocated, less those freed since (by any thread). */
 void zc__alloc_thread_reset(void);
 size_t zc__alloc_thread_peak(void);
 

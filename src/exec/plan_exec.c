@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "exec/memcheck.h"
 #include "exec/run.h"
 #include "plan/plan.h"
 
@@ -153,6 +154,18 @@ int zc_plan_json(const zc_spec *spec, int n, zc_array *const *arrays, const zc_t
     zc_plan *z;
     ZC_TRY(zc_plan_create(spec, n, arrays, NULL, &z));
     int rc = zc_plan_to_json(z, json);
+    memcheck mc = {0};
+    char *j = NULL; /* with the reserve and the process bound */
+    if (rc == 0 && memcheck_init(&mc, &z->p, &z->spec, 0) == 0 && (j = strdup(*json))) {
+        memcheck_annotate(&mc, &j);
+        char *c = zc__strdup(j);
+        if (c) {
+            zc__free(*json);
+            *json = c;
+        }
+        free(j);
+    }
+    memcheck_free(&mc);
     zc_plan_free(z);
     return rc;
 }

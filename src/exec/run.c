@@ -34,6 +34,7 @@
 #include "core/error.h"
 #include "core/pool.h"
 #include "exec/executor.h"
+#include "exec/memcheck.h"
 #include "exec/srccache.h"
 #include "exec/work_lock.h"
 #include "exec/run.h"
@@ -925,6 +926,13 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
     srccache *cache = NULL; /* sources read by several stages, decoded once (spec->cache_mem) */
     int rc = srccache_setup(p, spec, &cache);
     if (rc < 0) return rc;
+    memcheck mc; /* every stage's RSS and counted memory (the output buffer is not working memory) */
+    size_t out_bytes = dst ? p->outputs[0]->itemsize : 0;
+    for (int d = 0; dst && d < p->outputs[0]->ndim; d++) out_bytes *= (size_t)p->outputs[0]->shape[d];
+    if ((rc = memcheck_init(&mc, p, spec, out_bytes)) < 0) {
+        srccache_free(cache);
+        return rc;
+    }
     char work_dir[1024];
     exec_work_dir(spec, work_dir, sizeof work_dir);
     zc_store *work = NULL;
@@ -948,6 +956,7 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
         zc__err_wrap(rc, "work directory");
         zc_store_close(work);
         srccache_free(cache);
+        memcheck_free(&mc);
         return rc;
     }
     zc_array *dnode = NULL; /* the node of the output stage, written into dst */
@@ -963,13 +972,16 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
                                         work, j, spec->resume);
         if (rc == 0) {
             s->erase_input = !spec->resume && may_erase_input(p, k);
+            memcheck_begin(&mc, k);
             rc = run_stage(p, k, 0, s->tasks, spec, dst ? dnode : NULL, dst, spec->resume ? NULL : consumable(p, k));
+            memcheck_end(&mc, k);
         }
     }
     double total = now() - t0;
     if (rc == 0) {
         char *j = plan_to_json(p, true, total);
         if (j) srccache_annotate(cache, need_work && in_memory, &j);
+        if (j) memcheck_annotate(&mc, &j);
         zc__free(z->report);
         z->report = j ? zc__strdup(j) : NULL;
         free(j);
@@ -990,6 +1002,7 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
     }
     for (int k = 0; k < p->nstages; k++) p->stages[k].erase_input = false;
     srccache_free(cache);
+    memcheck_free(&mc);
     exec_close(p);
     zc_store_close(work);
     work_unlock(lock);

@@ -78,6 +78,11 @@ struct zc_plan {
     char *report;            /* JSON of the last whole execution, or NULL */
 };
 
+/* Add to the projection of each stage writing a target the state its
+ * compressor allocates per thread (zstd, libdeflate, bzip2: counted by the
+ * tasks; targets NULL: zstd:1, the default, never refused), taken from
+ * reserved_mem; ZC_EMEMBOUND if a stage then needs more than allowed_mem. */
+int plan_project_targets(plan *p, const zc_target *targets, size_t allowed_mem);
 int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p);
 /* A zc_plan around a built plan (takes it over; freed on failure): copies of
  * spec and targets (targets may be NULL). */

@@ -75,6 +75,11 @@ int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc
     ZC_TRY(plan_spec(spec, &sp));
     plan p;
     ZC_TRY(plan_build(&sp, n, arrays, &p));
+    int rc = plan_project_targets(&p, targets, sp.allowed_mem);
+    if (rc < 0) {
+        plan_free(&p);
+        return rc;
+    }
     return plan_object(&p, &sp, targets, out);
 }
 

@@ -590,6 +590,7 @@ static void fs_close(store *s)
 #define FS_MAP_ENTRIES 4096
 #define FS_MAX_MAPS 8192
 static atomic_int live_maps;
+static atomic_size_t mapped_now, mapped_peak; /* bytes of files mapped (their pages count in RSS) */
 static _Atomic size_t map_bytes_set; /* store_fs_set_map_bytes */
 
 static size_t map_bytes_default;
@@ -613,6 +614,9 @@ static size_t map_bytes(void)
 }
 
 void store_fs_set_map_bytes(size_t n) { atomic_store(&map_bytes_set, n); }
+
+size_t store_fs_mapped_peak(void) { return atomic_load(&mapped_peak); }
+void store_fs_reset_mapped_peak(void) { atomic_store(&mapped_peak, atomic_load(&mapped_now)); }
 
 typedef struct {
     atomic_int refs;
@@ -641,6 +645,7 @@ static void mapping_release(void *vm)
     if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
     map_guard_remove(m->guard);
     munmap(m->addr, (size_t)m->size);
+    atomic_fetch_sub(&mapped_now, (size_t)m->size);
     zc__free(m->key);
     zc__free(m);
     atomic_fetch_sub(&live_maps, 1);
@@ -721,6 +726,9 @@ static int fs_map(store *s, const char *key, store_map_t *out)
         goto fail;
     }
     close(f);
+    size_t now = atomic_fetch_add(&mapped_now, (size_t)st.st_size) + (size_t)st.st_size,
+           peak = atomic_load(&mapped_peak);
+    while (now > peak && !atomic_compare_exchange_weak(&mapped_peak, &peak, now)) {}
     atomic_init(&m->refs, 1);
     m->addr = addr;
     m->size = (uint64_t)st.st_size;

@@ -114,5 +114,9 @@ uint64_t store_fs_uring_reads(void);
 /* Size limit of the files each fs store keeps mapped (store_map), from its
  * next new mapping on; 0 restores the default (an eighth of physical memory). */
 void store_fs_set_map_bytes(size_t n);
+/* Peak bytes of files mapped by fs stores (all of them) since the last reset:
+ * the most their mappings can add to the process's RSS (page cache pages). */
+size_t store_fs_mapped_peak(void);
+void store_fs_reset_mapped_peak(void);
 
 #endif

@@ -237,6 +237,27 @@ int progress_print_plan(FILE *f, const char *plan_json, const char *out_name)
 
 /* ------------------------------------------------------------ report */
 
+/* The measured process memory against its bound (the report's "memory"). */
+static void print_rss(FILE *f, const json_t *mem)
+{
+    if (!json_is_object(mem) || iget(mem, "peak_rss") < 0) return;
+    const json_t *res = json_object_get(mem, "reserve");
+    char peak[32], base[32], bound[32], reserve[32];
+    bytes_or_dash(peak, sizeof peak, iget(mem, "peak_rss"));
+    bytes_or_dash(base, sizeof base, iget(mem, "rss_base"));
+    bytes_or_dash(bound, sizeof bound, iget(mem, "bound"));
+    bytes_or_dash(reserve, sizeof reserve, iget(res, "total"));
+    if (!json_is_true(json_object_get(mem, "measured"))) {
+        fprintf(f, "peak RSS: %s (not measured per stage: /proc/self/clear_refs refused)\n", peak);
+        return;
+    }
+    fprintf(f, "peak RSS: %s (%s at the start); bound %s above the start (%lld threads x allowed + reserve %s): %s; "
+               "agrees with the counted memory: %s\n",
+            peak, base, bound, iget(mem, "threads"), reserve,
+            json_is_true(json_object_get(mem, "within_bound")) ? "held" : "EXCEEDED",
+            json_is_true(json_object_get(mem, "agrees")) ? "yes" : "NO");
+}
+
 int progress_print_summary(FILE *f, const char *report_json, const char *out_name)
 {
     json_t *doc = load(report_json, "report");
@@ -264,22 +285,24 @@ int progress_print_summary(FILE *f, const char *report_json, const char *out_nam
     if (secs >= 0) fprintf(f, " in %.2f s", secs);
     fprintf(f, "\npeak memory per task: %s measured, %s projected, %s allowed\n", mp, pp, lim);
     fprintf(f, "intermediates written: %s\n", inter);
-    fprintf(f, "  %-28s %10s %9s %11s %11s %6s  %s\n", "operation", "tasks", "seconds", "projected", "measured",
-            "ratio", "fused");
+    print_rss(f, json_object_get(doc, "memory"));
+    fprintf(f, "  %-28s %10s %9s %11s %11s %6s %10s  %s\n", "operation", "tasks", "seconds", "projected", "measured",
+            "ratio", "peak RSS", "fused");
     for (size_t i = 0; i < nops; i++) {
         const json_t *o = json_array_get(ops, i);
-        char proj[32], meas[32], fused[512], ratio[16], sec[16];
+        char proj[32], meas[32], fused[512], ratio[16], sec[16], rss[32];
         long long pm = iget(o, "projected_mem"), mm = iget(o, "measured_mem");
         bytes_or_dash(proj, sizeof proj, pm);
         bytes_or_dash(meas, sizeof meas, mm);
+        bytes_or_dash(rss, sizeof rss, iget(json_object_get(o, "memory"), "peak_rss"));
         fused_text(fused, sizeof fused, json_object_get(o, "fused"));
         if (pm > 0 && mm >= 0) snprintf(ratio, sizeof ratio, "%.2f", (double)mm / (double)pm);
         else snprintf(ratio, sizeof ratio, "-");
         double s = rget(o, "seconds");
         if (s >= 0) snprintf(sec, sizeof sec, "%.2f", s);
         else snprintf(sec, sizeof sec, "-");
-        fprintf(f, "  %-28s %10lld %9s %11s %11s %6s  %s\n", op_name(o), iget(o, "tasks"), sec, proj, meas, ratio,
-                fused);
+        fprintf(f, "  %-28s %10lld %9s %11s %11s %6s %10s  %s\n", op_name(o), iget(o, "tasks"), sec, proj, meas, ratio,
+                rss, fused);
     }
     json_decref(doc);
     return 0;

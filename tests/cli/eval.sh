@@ -113,9 +113,10 @@ if expect_ok eval 'sum(u, axis=1)' --in u=$U -o "$TMP/j.zarr" --json; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["tasks"] >= 1 and d["operations"], d
+# measured <= projected <= allowed_mem (compressor state comes from reserved_mem)
 for o in d["operations"]:
-    assert o["measured_mem"] <= d["memory_limit"], o
-assert d["peak_task_mem"] <= d["memory_limit"]
+    assert o["measured_mem"] <= o["projected_mem"] <= d["memory"]["allowed_mem"], o
+assert d["peak_task_mem"] <= d["memory"]["allowed_mem"]
 EOF
 fi
 
@@ -184,9 +185,9 @@ z = zarr.open(sys.argv[1], mode="r")
 assert z.chunks == (1, 400), z.chunks
 assert np.array_equal(z[...], np.load(sys.argv[2]))
 rep = json.load(open(sys.argv[3]))
-assert rep["peak_task_mem"] <= rep["memory_limit"], rep
+assert rep["peak_task_mem"] <= rep["memory"]["allowed_mem"], rep
 for o in rep["operations"]:
-    assert o["projected_mem"] <= rep["memory_limit"], o
+    assert o["measured_mem"] <= o["projected_mem"] <= rep["memory"]["allowed_mem"], o
 EOF
 fi
 expect_ok rechunk "$TMP/s.zarr" --chunks 30,40 --plan-only && { grep -q "^plan: " "$TMP/out" || fail "rechunk --plan-only"; }
