@@ -2,7 +2,8 @@
  * the hardware ceiling.
  *
  *   bench_read DATA_DIR REF_JSONL [--cache cold|warm] [--reps N]
- *              [--codec none|lz4|zstd] [--phase whole|regions] [--no-ceiling]
+ *              [--codec none|lz4|zstd] [--phase whole|regions]
+ *              [--buffer prealloc|fresh] [--no-ceiling]
  *
  * DATA_DIR holds {none,lz4,zstd}.zarr and regions.txt written by
  * bench/read_ref.py gen; REF_JSONL holds the zarr-python timings that
@@ -12,20 +13,24 @@
  * > 1 means zcube is faster), and for whole reads the ceiling:
  *
  *   ceiling = min(memcpy bandwidth on NT threads,
- *                 decode-only rate of the codec library on NT threads)
+ *                 max(decode-only rate of the codec library on NT threads,
+ *                     decode-only rate of zcube's own codec chain on NT threads))
  *
  * where decode-only means all the array's chunk objects already in memory,
- * decoded by blosc_decompress_ctx / ZSTD_decompressDCtx / memcpy straight
- * into a per-thread buffer, no IO and no copy into place, and memcpy copies
- * 512 MiB split over the threads; both are best of N passes, measured in turn
- * with the N timed reads so that they see the same load. The same chunks are
- * also decoded through zcube's own codec chain (internal API, zarr/zarr.h) as
- * a diagnostic: zcube_chain_decode_gbps.
+ * decoded by blosc_decompress_ctx / ZSTD_decompressDCtx / memcpy (library) or
+ * by zcube's codec chain (internal API, zarr/zarr.h) straight into a
+ * per-thread buffer, no IO and no copy into place, and memcpy copies 512 MiB
+ * split over the threads; all are best of N passes, measured in turn with the
+ * N timed reads so that they see the same load. The faster decoder sets the
+ * ceiling, so zcube's own faster decoder cannot make the goal easier.
  *
  * zcube is used through the public API only (zc_store_open, zc_zarr_open,
  * zc_zarr_read) with the process-wide pool: ZC_NUM_THREADS (set to 2 here
- * when unset). The destination buffer is allocated and touched once before
- * timing. Cache modes: cold drops the page cache (sync; echo 3 >
+ * when unset). Whole reads, --buffer: prealloc (default) reads into one
+ * buffer allocated and touched once before timing (zarr-python's side reads
+ * into a preallocated out= array), fresh allocates a new buffer inside each
+ * timed rep and frees it after (zarr-python's side allocates a new array per
+ * read, as z[...] does): both peers get the same treatment. Cache modes: cold drops the page cache (sync; echo 3 >
  * /proc/sys/vm/drop_caches, needs root) before each timed read; warm reads
  * the whole array once, untimed, before each phase. Whole reads: best of N reps.
  * GB/s are 1e9 bytes of decoded data per second. CPU seconds (all threads
@@ -33,8 +38,11 @@
  * loaded machine cpu_ratio = ref_cpu_s / zcube_cpu_s says how much work
  * each side does, which the load disturbs less than the wall clock.
  *
- * Checksums (sum of the uint32 bit patterns mod 2^64) are compared with
- * zarr-python's: checksum_ok says both read the same values.
+ * Two checksums are compared with zarr-python's (read_ref.py computes the
+ * same): the sum of the uint32 bit patterns mod 2^64, and an order-sensitive
+ * one, the sum of (i + 1) * word[i] mod 2^64 over the buffer (regions: per
+ * crop, folded in crop order as h = h * 1000003 + crop's). A mismatch, or a
+ * missing reference entry (unless REF_JSONL is /dev/null), is fatal: exit 1.
  *
  * --codec/--phase run one case only and --no-ceiling skips the ceiling (for
  * profiling under perf; REF_JSONL may then be /dev/null). */
@@ -84,12 +92,19 @@ static bool drop_caches(void)
     return ok;
 }
 
-static uint64_t checksum(const void *p, size_t n)
+typedef struct {
+    uint64_t sum, ordered;
+} checksums;
+
+static checksums checksum(const void *p, size_t n)
 {
     const uint32_t *w = p;
-    uint64_t s = 0;
-    for (size_t i = 0; i < n / 4; i++) s += w[i];
-    return s;
+    checksums c = {0, 0};
+    for (size_t i = 0; i < n / 4; i++) {
+        c.sum += w[i];
+        c.ordered += (uint64_t)(i + 1) * w[i];
+    }
+    return c;
 }
 
 /* ---- regions.txt ---- */
@@ -131,7 +146,7 @@ static void regions_load(const char *path, regions *r)
 typedef struct {
     double seconds;
     double cpu_seconds;
-    uint64_t checksum;
+    checksums cs;
     bool found;
 } ref_entry;
 
@@ -148,7 +163,8 @@ static void refs_load(const char *path)
         if (!o) continue;
         const char *cname = json_string_value(json_object_get(o, "codec"));
         const char *phase = json_string_value(json_object_get(o, "phase"));
-        json_t *cs = json_object_get(o, "checksum");
+        const char *hex = json_string_value(json_object_get(o, "checksum"));
+        const char *ohex = json_string_value(json_object_get(o, "checksum_ordered"));
         for (int c = 0; cname && phase && c < NCODECS; c++) {
             if (strcmp(cname, codec_names[c]) != 0) continue;
             int p = strcmp(phase, "whole") == 0 ? 0 : strcmp(phase, "regions") == 0 ? 1 : -1;
@@ -156,8 +172,8 @@ static void refs_load(const char *path)
             refs[c][p].seconds = json_number_value(json_object_get(o, "seconds"));
             refs[c][p].cpu_seconds = json_number_value(json_object_get(o, "cpu_seconds"));
             /* 16 hex digits: a uint64 may not fit jansson's integers */
-            const char *hex = json_string_value(cs);
-            refs[c][p].checksum = hex ? strtoull(hex, NULL, 16) : 0;
+            if (!hex || !ohex) die("reference timings: a line without checksum and checksum_ordered");
+            refs[c][p].cs = (checksums){strtoull(hex, NULL, 16), strtoull(ohex, NULL, 16)};
             refs[c][p].found = true;
         }
         json_decref(o);
@@ -317,16 +333,18 @@ static double loadavg1(void)
     return l;
 }
 
-static void print_case(const char *cname, const char *phase, const char *cache, bool dropped, int nthreads,
-                       size_t bytes, double zs, double zcpu, const ref_entry *ref, uint64_t zcs, double ceiling,
-                       double mem, double dec, double chain_dec, double goal_ratio, size_t nregions)
+static void print_case(const char *cname, const char *phase, const char *buffer, const char *cache, bool dropped,
+                       int nthreads, size_t bytes, double zs, double zcpu, const ref_entry *ref, checksums zcs,
+                       double ceiling, double mem, double dec, double chain_dec, double goal_ratio, size_t nregions)
 {
     json_t *o = json_object();
     char name[64];
-    snprintf(name, sizeof name, "%s/%s", cname, phase);
+    if (buffer) snprintf(name, sizeof name, "%s/%s-%s", cname, phase, buffer);
+    else snprintf(name, sizeof name, "%s/%s", cname, phase);
     json_object_set_new(o, "case", json_string(name));
     json_object_set_new(o, "codec", json_string(cname));
     json_object_set_new(o, "phase", json_string(phase));
+    if (buffer) json_object_set_new(o, "buffer", json_string(buffer));
     json_object_set_new(o, "cache", json_string(cache));
     json_object_set_new(o, "cache_dropped", json_boolean(dropped));
     json_object_set_new(o, "threads", json_integer(nthreads));
@@ -346,7 +364,7 @@ static void print_case(const char *cname, const char *phase, const char *cache, 
             json_object_set_new(o, "ref_cpu_s", json_real(ref->cpu_seconds));
             json_object_set_new(o, "cpu_ratio", json_real(ref->cpu_seconds / zcpu));
         }
-        json_object_set_new(o, "checksum_ok", json_boolean(ref->checksum == zcs));
+        json_object_set_new(o, "checksum_ok", json_boolean(ref->cs.sum == zcs.sum && ref->cs.ordered == zcs.ordered));
     } else {
         json_object_set_new(o, "ref_s", json_null());
         json_object_set_new(o, "ratio", json_null());
@@ -365,6 +383,7 @@ static void print_case(const char *cname, const char *phase, const char *cache, 
         json_object_set_new(o, "memcpy_gbps", json_real(mem));
         json_object_set_new(o, "decode_gbps", json_real(dec));
         json_object_set_new(o, "zcube_chain_decode_gbps", json_real(chain_dec));
+        json_object_set_new(o, "ceiling_decoder", json_string(chain_dec > dec ? "zcube" : "library"));
         json_object_set_new(o, "fraction_of_ceiling", json_real(frac));
         json_object_set_new(o, "goal_fraction", json_real(0.8));
         meets = meets && frac >= 0.8;
@@ -376,12 +395,17 @@ static void print_case(const char *cname, const char *phase, const char *cache, 
     fflush(stdout);
     free(s);
     json_decref(o);
+    if (ref->found && (ref->cs.sum != zcs.sum || ref->cs.ordered != zcs.ordered)) {
+        fprintf(stderr, "bench_read: %s: zcube read other values than zarr-python (checksums differ)\n", name);
+        exit(1);
+    }
 }
 
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_read DATA_DIR REF_JSONL [--cache cold|warm] [--reps N]\n"
-                    "                  [--codec none|lz4|zstd] [--phase whole|regions] [--no-ceiling]\n");
+                    "                  [--codec none|lz4|zstd] [--phase whole|regions]\n"
+                    "                  [--buffer prealloc|fresh] [--no-ceiling]\n");
     exit(2);
 }
 
@@ -390,7 +414,7 @@ int main(int argc, char **argv)
     if (argc < 3) usage();
     const char *dir = argv[1], *ref_path = argv[2];
     const char *cache = "cold";
-    const char *only_codec = NULL, *only_phase = NULL;
+    const char *only_codec = NULL, *only_phase = NULL, *buffer = "prealloc";
     bool ceiling_on = true;
     int reps = 3;
     for (int i = 3; i < argc; i++) {
@@ -398,6 +422,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--codec") == 0 && i + 1 < argc) only_codec = argv[++i];
         else if (strcmp(argv[i], "--phase") == 0 && i + 1 < argc) only_phase = argv[++i];
+        else if (strcmp(argv[i], "--buffer") == 0 && i + 1 < argc) buffer = argv[++i];
         else if (strcmp(argv[i], "--no-ceiling") == 0) ceiling_on = false;
         else usage();
     }
@@ -405,6 +430,9 @@ int main(int argc, char **argv)
     bool do_regions = !only_phase || strcmp(only_phase, "regions") == 0;
     bool cold = strcmp(cache, "cold") == 0;
     if (!cold && strcmp(cache, "warm") != 0) usage();
+    bool fresh = strcmp(buffer, "fresh") == 0;
+    if (!fresh && strcmp(buffer, "prealloc") != 0) usage();
+    bool need_ref = strcmp(ref_path, "/dev/null") != 0;
     if (reps < 1) reps = 1;
     setenv("ZC_NUM_THREADS", "2", 0); /* keep the caller's if set */
     int nthreads = atoi(getenv("ZC_NUM_THREADS"));
@@ -418,7 +446,6 @@ int main(int argc, char **argv)
     regions_load(path, &rg);
     refs_load(ref_path);
 
-    /* memcpy bandwidth: 512 MiB, the zcube thread count */
     /* memcpy bandwidth: 512 MiB on the zcube thread count */
     size_t mlen = (size_t)512 << 20;
     unsigned char *ma = NULL, *mb = NULL;
@@ -464,6 +491,8 @@ int main(int argc, char **argv)
         bool dropped = true;
         if (do_whole && !cold && (rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0)
             bench_die_zc("bench_read", "zc_zarr_read (warm-up)", rc);
+        if (do_whole && need_ref && !refs[c][0].found) die("no zarr-python reference for a whole read");
+        if (do_regions && need_ref && !refs[c][1].found) die("no zarr-python reference for the regions");
         for (int r = 0; r < reps && do_whole; r++) {
             if (ceiling_on) {
                 double v = decode_once(&j, allthreads);
@@ -474,7 +503,9 @@ int main(int argc, char **argv)
                 if (v > mem) mem = v;
             }
             if (cold) dropped = drop_caches() && dropped;
+            if (fresh) free(dst);
             double cpu = bench_cpu_now(), t = bench_now();
+            if (fresh) dst = xmalloc(nbytes); /* new pages, faulted in by the read, as z[...] does */
             if ((rc = zc_zarr_read(arr, NULL, dst, nbytes)) < 0) bench_die_zc("bench_read", "zc_zarr_read (whole)", rc);
             double dt = bench_now() - t;
             cpu = bench_cpu_now() - cpu;
@@ -482,12 +513,13 @@ int main(int argc, char **argv)
         }
         if (ceiling_on && do_whole) {
             chunks_free(&cs);
-            ceiling = dec < mem ? dec : mem;
+            double fastest = chain_dec > dec ? chain_dec : dec;
+            ceiling = fastest < mem ? fastest : mem;
         }
         if (do_whole) {
-            uint64_t wcs = checksum(dst, nbytes);
-            print_case(name, "whole", cache, cold && dropped, nthreads, nbytes, best, best_cpu, &refs[c][0], wcs, ceiling,
-                       mem, dec, chain_dec, c == 0 ? 0 : 3.0, 0);
+            checksums wcs = checksum(dst, nbytes);
+            print_case(name, "whole", buffer, cache, cold && dropped, nthreads, nbytes, best, best_cpu, &refs[c][0], wcs,
+                       ceiling, mem, dec, chain_dec, c == 0 ? 0 : 3.0, 0);
         }
         if (!do_regions) {
             free(dst);
@@ -504,7 +536,7 @@ int main(int argc, char **argv)
         unsigned char *cb = xmalloc(cbytes);
         memset(cb, 0, cbytes);
         double total = 0, total_cpu = 0;
-        uint64_t rcs = 0;
+        checksums rcs = {0, 0};
         for (size_t i = 0; i < rg.n; i++) {
             zc_range sel[3];
             for (int d = 0; d < 3; d++)
@@ -513,11 +545,13 @@ int main(int argc, char **argv)
             if ((rc = zc_zarr_read(arr, sel, cb, cbytes)) < 0) bench_die_zc("bench_read", "zc_zarr_read (region)", rc);
             total += bench_now() - t;
             total_cpu += bench_cpu_now() - cpu;
-            rcs += checksum(cb, cbytes);
+            checksums k = checksum(cb, cbytes);
+            rcs.sum += k.sum;
+            rcs.ordered = rcs.ordered * 1000003u + k.ordered;
         }
         free(cb);
-        print_case(name, "regions", cache, cold && dropped, nthreads, cbytes * rg.n, total, total_cpu, &refs[c][1], rcs, 0, 0,
-                   0, 0, 10.0, rg.n);
+        print_case(name, "regions", NULL, cache, cold && dropped, nthreads, cbytes * rg.n, total, total_cpu, &refs[c][1],
+                   rcs, 0, 0, 0, 0, 10.0, rg.n);
         zc_zarr_close(arr);
         zc_store_close(st);
     }

@@ -1,8 +1,10 @@
 #!/bin/bash
 # bench/read_bench.sh — the read benchmark, end to end: zcube against zarr-python
 # 2.13 on the same data, the same 1,000 crops and the same cache state, plus the
-# memcpy/decode ceiling. Prints one JSON object per case (codec × {whole,
-# regions} × cache mode) on stdout; progress goes to stderr.
+# memcpy/decode ceiling. Prints one JSON object per case (codec × {whole into a
+# preallocated buffer, whole into a fresh buffer per read, regions} × cache
+# mode) on stdout; progress goes to stderr. Exits non-zero when zcube read
+# other values than zarr-python (two checksums, one order-sensitive).
 #
 #   usage: bash bench/read_bench.sh [BUILD_DIR]
 #
@@ -24,7 +26,9 @@
 # Steps: read_ref.py gen (zarr-python writes none/lz4/zstd arrays and
 # regions.txt), then per cache mode, codec and phase: read_ref.py time
 # (zarr-python timing) and right after it bench_read (zcube timing, ceiling,
-# ratio, checksum check).
+# ratio, checksum check). Whole reads run twice, both peers alike: into a
+# buffer allocated and touched before timing (zarr-python: out=), and into a
+# new buffer inside each timed read (zarr-python: z[...]).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,15 +91,16 @@ fi
 # load on this shared machine.
 for mode in $modes; do
     for codec in none lz4 zstd; do
-        for phase in whole regions; do
-            ref=$data/ref_${mode}_${codec}_$phase.json
-            log "$mode $codec $phase: zarr-python"
+        for variant in whole:prealloc whole:fresh regions:prealloc; do
+            phase=${variant%:*} buffer=${variant#*:}
+            ref=$data/ref_${mode}_${codec}_${phase}_$buffer.json
+            log "$mode $codec $phase ($buffer buffer): zarr-python"
             "${run[@]}" $py "$root/bench/read_ref.py" time "$data" --cache "$mode" --reps "$reps" \
-                --codec "$codec" --phase "$phase" > "$ref"
+                --codec "$codec" --phase "$phase" --buffer "$buffer" > "$ref"
             cat "$ref" >&2
-            log "$mode $codec $phase: zcube (ZC_NUM_THREADS=$ZC_NUM_THREADS)"
+            log "$mode $codec $phase ($buffer buffer): zcube (ZC_NUM_THREADS=$ZC_NUM_THREADS)"
             "${run[@]}" "$build/bench/bench_read" "$data" "$ref" --cache "$mode" --reps "$reps" \
-                --codec "$codec" --phase "$phase" | tee -a "$data/results.jsonl"
+                --codec "$codec" --phase "$phase" --buffer "$buffer" | tee -a "$data/results.jsonl"
         done
     done
 done
@@ -105,10 +110,10 @@ $py - "$data/results.jsonl" >&2 << 'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 f = lambda v, d=2: "-" if v is None else ("%.*f" % (d, v))
-print("%-14s %-5s %8s %8s %7s %7s %7s %8s %6s %5s" % ("case", "cache", "zcube_s", "ref_s", "ratio",
+print("%-22s %-5s %8s %8s %7s %7s %7s %8s %6s %5s" % ("case", "cache", "zcube_s", "ref_s", "ratio",
       "cpu_rat", "GB/s", "ceiling", "frac", "load"))
 for o in rows:
-    print("%-14s %-5s %8s %8s %7s %7s %7s %8s %6s %5s" % (o["case"], o["cache"], f(o["zcube_s"], 3),
+    print("%-22s %-5s %8s %8s %7s %7s %7s %8s %6s %5s" % (o["case"], o["cache"], f(o["zcube_s"], 3),
           f(o.get("ref_s"), 3), f(o.get("ratio")), f(o.get("cpu_ratio")), f(o["zcube_gbps"]),
           f(o.get("ceiling_gbps")), f(o.get("fraction_of_ceiling")), f(o.get("loadavg1"), 1)))
 EOF

@@ -8,18 +8,25 @@ the read benchmark (bench/read_bench.sh runs it; bench/bench_read compares).
       (16, 256, 256) = 4 MiB, and DIR/regions.txt: 1,000 random crops.
   /usr/bin/python3 bench/read_ref.py time DIR --cache cold|warm [--reps N]
                                       [--codec C] [--phase whole|regions]
+                                      [--buffer prealloc|fresh]
       Times zarr-python reading each whole array and the 1,000 crops; prints
       one JSON object per (codec, phase) with the seconds (wall clock), the
-      process CPU seconds (all threads, blosc's included) and a checksum.
+      process CPU seconds (all threads, blosc's included) and two checksums.
+      Whole reads, --buffer: prealloc (default) reads into one array allocated
+      and touched before timing, z.get_basic_selection(..., out=buf) (zarr
+      decodes whole chunks straight into it); fresh reads z[...], a new array
+      per timed read. bench_read gives zcube the same treatment.
 
 The data imitates a reanalysis field (2 m temperature-like): a smooth
 latitude gradient and travelling waves plus small-scale noise, so that it
 compresses as real float32 fields do (poorly without shuffle) rather than
 as zeros or pure noise.
 
-Checksum: the sum of the values' uint32 bit patterns modulo 2**64, exact and
-independent of summation order, printed as 16 hex digits, so bench_read can
-check it read the same values.
+Checksums, printed as 16 hex digits, so that bench_read can check it read the
+same values in the same places: the sum of the values' uint32 bit patterns
+modulo 2**64, and an order-sensitive one, the sum of (i + 1) * word[i] modulo
+2**64 over the C-order words (regions: per crop, folded in crop order as
+h = h * 1000003 + crop's, mod 2**64).
 
 regions.txt: a header line "# shape T Y X crop CT CY CX seed N", then one
 line "t y x" (start corner) per crop.
@@ -107,6 +114,18 @@ def checksum(a):
     return int(a.view(np.uint32).sum(dtype=np.uint64))
 
 
+def checksum_ordered(a, slab=1 << 24):
+    """sum of (i + 1) * word[i] mod 2**64 (uint64 arithmetic wraps), in slabs"""
+    w = a.reshape(-1).view(np.uint32)
+    s = np.uint64(0)
+    with np.errstate(over="ignore"):
+        for i0 in range(0, w.size, slab):
+            x = w[i0:i0 + slab].astype(np.uint64)
+            x *= np.arange(i0 + 1, i0 + 1 + x.size, dtype=np.uint64)
+            s += x.sum(dtype=np.uint64)
+    return int(s)
+
+
 def drop_caches(mode):
     """cold: flush the page cache (needs root); returns False if not possible."""
     if mode != "cold":
@@ -136,6 +155,10 @@ def time_whole(args, name, z):
     best = None
     cs = None
     dropped = True
+    out = None
+    if args.buffer == "prealloc":
+        out = np.empty(z.shape, dtype=z.dtype)
+        out[...] = 0  # touched once, untimed, as bench_read's buffer
     if args.cache == "warm":
         z[...]  # warm the page cache
     cpu = None
@@ -143,18 +166,22 @@ def time_whole(args, name, z):
         dropped = drop_caches(args.cache) and dropped
         c = time.process_time()
         t = time.perf_counter()
-        a = z[...]
+        if out is None:
+            a = z[...]
+        else:
+            a = z.get_basic_selection(Ellipsis, out=out)
         dt = time.perf_counter() - t
         c = time.process_time() - c
         if best is None or dt < best:
             best, cpu = dt, c
         if cs is None:
-            cs = checksum(a)
+            a = out if out is not None else a
+            cs = (checksum(a), checksum_ordered(a))
         del a
-    print(json.dumps({"codec": name, "phase": "whole", "cache": args.cache,
+    print(json.dumps({"codec": name, "phase": "whole", "buffer": args.buffer, "cache": args.cache,
                       "cache_dropped": dropped and args.cache == "cold", "seconds": best,
-                      "cpu_seconds": cpu, "reps": args.reps,
-                      "bytes": z.nbytes, "checksum": "%016x" % cs}), flush=True)
+                      "cpu_seconds": cpu, "reps": args.reps, "bytes": z.nbytes,
+                      "checksum": "%016x" % cs[0], "checksum_ordered": "%016x" % cs[1]}), flush=True)
 
 
 def time_regions(args, name, z, crop, corners):
@@ -164,6 +191,7 @@ def time_regions(args, name, z, crop, corners):
     dropped = drop_caches(args.cache)
     total = 0.0
     cs = 0
+    ocs = 0
     nbytes = 0
     cpu = 0.0
     for (t0, y0, x0) in corners:
@@ -173,11 +201,13 @@ def time_regions(args, name, z, crop, corners):
         total += time.perf_counter() - t
         cpu += time.process_time() - c
         cs = (cs + checksum(a)) % (1 << 64)
+        ocs = (ocs * 1000003 + checksum_ordered(a)) % (1 << 64)
         nbytes += a.nbytes
     print(json.dumps({"codec": name, "phase": "regions", "cache": args.cache,
                       "cache_dropped": dropped and args.cache == "cold", "seconds": total,
                       "cpu_seconds": cpu, "reps": 1,
-                      "bytes": nbytes, "checksum": "%016x" % cs}), flush=True)
+                      "bytes": nbytes, "checksum": "%016x" % cs, "checksum_ordered": "%016x" % ocs}),
+          flush=True)
 
 
 def main():
@@ -193,6 +223,8 @@ def main():
     t.add_argument("--reps", type=int, default=1)
     t.add_argument("--codec", choices=CODECS, help="time this codec only")
     t.add_argument("--phase", choices=("whole", "regions"), help="time this phase only")
+    t.add_argument("--buffer", choices=("prealloc", "fresh"), default="prealloc",
+                   help="whole reads: into a preallocated out= array or a new array per read")
     args = p.parse_args()
     if args.cmd == "gen":
         gen(args)

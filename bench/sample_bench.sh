@@ -6,10 +6,14 @@
 #
 #   lz4   Zarr v2, blosc-lz4 (clevel 5, shuffle), chunks (1,64,64,10) = 160 KiB,
 #         smaller than a crop; both read the same folder.
-#   tiny  4 KiB chunks (1,16,16,4): zarr-python reads a Zarr v2 array with one
-#         file per chunk; zcube reads a v3 copy sharded (4,256,256,12) (3,072
-#         inner chunks per shard), made with `zcube copy`. A crop touches about
-#         4×9×9×3 = 972 chunks.
+#   tiny  4 KiB chunks (1,16,16,4), a Zarr v2 array with one file per chunk;
+#         both read the same folder (the headline for tiny chunks). A crop
+#         touches about 4×9×9×3 = 972 chunks.
+#   tiny_sharded  "what sharding buys": zcube reads a v3 copy of tiny sharded
+#         (4,256,256,12) (3,072 inner chunks per shard), made with `zcube copy`,
+#         against the same zarr-python figures on the v2 folder (one run: the
+#         rounds time zcube on both layouts and zarr-python in turn). The
+#         sharded copy's crops are checked equal to the v2 folder's.
 #
 # Prints one JSON line per case on stdout with zcube's figures, zarr-python's
 # best, the ratio, the ceiling and the goals; progress goes to stderr.
@@ -34,8 +38,9 @@
 # decode-only rate is stored (compressed) bytes decoded per second by one
 # thread: bench/sample_decode (C) reads up to 4,000 chunk files of the v2
 # array into memory and decodes each with blosc_decompress_ctx(1 thread), the
-# c-blosc zcube links, best of 5 passes (tiny: the v2 files have the same
-# chunk shape and codec as the v3 inner chunks). Read amplification is
+# c-blosc zcube links, and with zcube's own codec chain, best of 5 passes
+# each; the faster of the two counts (tiny: the v2 files have the same chunk
+# shape and codec as the v3 inner chunks). Read amplification is
 # zcube's bytes read ÷ bytes delivered, so the ceiling is in delivered bytes
 # per second; threads = min(zcube's best thread count, cores). The same
 # decode through numcodecs (sample_ref.py decode, Python call per chunk) is
@@ -98,19 +103,28 @@ cat "$data"/lz4.zarr/* > /dev/null
 find "$data/tiny.zarr" "$data/tiny_v3.zarr" -type f -exec cat {} + > /dev/null
 
 cores=$(nproc)
+best_t() { $py -c 'import json,sys; print(max((json.loads(l) for l in open(sys.argv[1])), key=lambda j: j["crops_per_s"])["threads"])' "$1"; }
 for case in lz4 tiny; do
-    arr=$data/$case.zarr
-    [[ $case == tiny ]] && arr=$data/tiny_v3.zarr
+    # what zcube reads: label=array; zarr-python always reads $case.zarr
+    if [[ $case == tiny ]]; then runs="tiny=tiny.zarr tiny_sharded=tiny_v3.zarr"; else runs="lz4=lz4.zarr"; fi
     ref_batches=${BENCH_REF_BATCHES:-}
     [[ -z $ref_batches ]] && { [[ $case == tiny ]] && ref_batches=6 || ref_batches=$nbatches; }
     odir=$data/origins_$case
     rm -rf "$odir"
-    log "$case: origins of $ref_batches batches from zcube sample -o (seed $seed)"
+    log "$case: origins of $ref_batches batches from zcube sample -o on $case.zarr (seed $seed)"
     for ((s = 0; s < ref_batches; s += 4)); do
         n=$((ref_batches - s < 4 ? ref_batches - s : 4))
-        "$zc" sample "$arr" --window $window --batch $batch --batches $n --seed $seed --start $s -o "$odir" > /dev/null
+        "$zc" sample "$data/$case.zarr" --window $window --batch $batch --batches $n --seed $seed --start $s -o "$odir" > /dev/null
         find "$odir" -name 'batch_*.npy' ! -name batch_0.npy -delete
     done
+    if [[ $case == tiny ]]; then
+        log "tiny: the sharded copy's first batch must equal the v2 folder's"
+        rm -rf "$data/origins_sharded"
+        "$zc" sample "$data/tiny_v3.zarr" --window $window --batch $batch --batches 1 --seed $seed -o "$data/origins_sharded" > /dev/null
+        for f in batch_0.npy origins_0.npy; do
+            cmp "$odir/$f" "$data/origins_sharded/$f" || { log "FAIL: $f differs between tiny.zarr and tiny_v3.zarr"; exit 1; }
+        done
+    fi
 
     log "$case: zarr-python, threads 1,2,4,8 ($((ref_batches * batch)) crops)"
     "${run[@]}" $py "$root/bench/sample_ref.py" time "$data" "$case" "$odir" --window $window --check 1 | grep -v '"best"' \
@@ -119,32 +133,37 @@ for case in lz4 tiny; do
     $py "$root/bench/sample_ref.py" decode "$data" "$case" > "$data/decode_py_$case.json"
     cat "$data/decode_py_$case.json" >&2
 
-    log "$case: zcube, threads $threads_list ($((nbatches * batch)) crops)"
-    : > "$data/zc_$case.jsonl"
-    zc_run() {
-        "${run[@]}" "$zc" sample "$arr" --window $window --batch $batch --batches "$nbatches" --seed $seed \
-            --threads "$1" --prefetch 2 --bench | tee -a "$data/zc_$case.jsonl" >&2
+    zc_run() { # label array threads
+        "${run[@]}" "$zc" sample "$data/$2" --window $window --batch $batch --batches "$nbatches" --seed $seed \
+            --threads "$3" --prefetch 2 --bench | tee -a "$data/zc_$1.jsonl" >&2
     }
-    for t in $threads_list; do zc_run "$t"; done
+    declare -A tz=()
+    for r in $runs; do
+        label=${r%=*} arr=${r#*=}
+        log "$label: zcube on $arr, threads $threads_list ($((nbatches * batch)) crops)"
+        : > "$data/zc_$label.jsonl"
+        for t in $threads_list; do zc_run "$label" "$arr" "$t"; done
+        tz[$label]=$(best_t "$data/zc_$label.jsonl")
+    done
 
-    # Then rounds of decode-only, zcube and zarr-python at their best thread
-    # counts, one after the other, so that load from elsewhere hits all three.
-    best_t() { $py -c 'import json,sys; print(max((json.loads(l) for l in open(sys.argv[1])), key=lambda j: j["crops_per_s"])["threads"])' "$1"; }
-    tz=$(best_t "$data/zc_$case.jsonl")
+    # Then rounds of decode-only, zcube (each layout) and zarr-python at their best
+    # thread counts, one after the other, so that load from elsewhere hits all.
     tp=$(best_t "$data/ref_$case.jsonl")
     : > "$data/decode_$case.jsonl"
     for ((r = 0; r < reps; r++)); do
-        log "$case: round $((r + 1))/$reps: decode-only, zcube --threads $tz, zarr-python $tp threads"
+        log "$case: round $((r + 1))/$reps: decode-only, zcube, zarr-python $tp threads"
         "${run[@]}" "$dec" "$data/$case.zarr" 4000 | tee -a "$data/decode_$case.jsonl" >&2
-        zc_run "$tz"
+        for x in $runs; do zc_run "${x%=*}" "${x#*=}" "${tz[${x%=*}]}"; done
         "${run[@]}" $py "$root/bench/sample_ref.py" time "$data" "$case" "$odir" --window $window --check 0 --threads "$tp" |
             grep -v '"best"' | tee -a "$data/ref_$case.jsonl" >&2
     done
 
-    $py - "$case" "$data/zc_$case.jsonl" "$data/ref_$case.jsonl" "$data/decode_$case.jsonl" "$cores" \
-        "$data/decode_py_$case.json" <<'EOF'
+    for x in $runs; do
+    label=${x%=*}
+    $py - "$label" "$data/zc_$label.jsonl" "$data/ref_$case.jsonl" "$data/decode_$case.jsonl" "$cores" \
+        "$data/decode_py_$case.json" "$data/zc_tiny.jsonl" <<'EOF'
 import json, os, sys
-case, zf, rf, df, cores, pf = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
+case, zf, rf, df, cores, pf, v2f = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6], sys.argv[7]
 py_dec = json.load(open(pf))
 zc = max((json.loads(l) for l in open(zf)), key=lambda j: j["crops_per_s"])
 ref = [json.loads(l) for l in open(rf)]
@@ -170,6 +189,8 @@ out = {
                     "decoded_gb_per_s_per_thread": dec["decoded_bytes_per_s"] / 1e9,
                     "chunks_per_s_per_thread": dec["chunks_per_s"], "compression_ratio": dec["compression_ratio"],
                     "decoder": dec["decoder"],
+                    "library_stored_gb_per_s_per_thread": dec["library_stored_bytes_per_s"] / 1e9,
+                    "zcube_stored_gb_per_s_per_thread": dec["zcube_stored_bytes_per_s"] / 1e9,
                     "numcodecs_decoded_gb_per_s_per_thread": py_dec["decoded_bytes_per_s"] / 1e9},
     "ceiling": {"threads": threads, "decoded_gb_per_s": ceiling_gbs, "chunks_per_s": ceiling_chunks},
     "of_ceiling": zc["decoded_gb_per_s"] / ceiling_gbs,
@@ -178,8 +199,12 @@ out = {
 }
 if case == "lz4":
     out["goals"] = {"ratio>=2.5": out["ratio"] >= 2.5, "of_ceiling>=0.7": out["of_ceiling"] >= 0.7}
-else:
+elif case == "tiny":
     out["goals"] = {"chunks_per_s>=1e6": zc["chunks_per_s"] >= 1e6, "ratio>=10": out["ratio"] >= 10}
+else:  # what sharding buys: the sharded copy against the v2 folder, both read by zcube in this run
+    v2 = max((json.loads(l) for l in open(v2f)), key=lambda j: j["crops_per_s"])
+    out["zcube_sharded_over_v2"] = zc["crops_per_s"] / v2["crops_per_s"]
 print(json.dumps(out))
 EOF
+    done
 done
