@@ -4,7 +4,7 @@
  *   bench_compute gen DIR [--T N] [--codec SPEC] [--threads N]
  *   bench_compute qm DIR [--allowed-mem MB] [--threads N] [--codec SPEC]
  *   bench_compute rechunk DIR [--chunks A,B,C,D] [--allowed-mem MB] [--threads N] [--codec SPEC]
- *   bench_compute tasks [--n N] [--threads N] [--allowed-mem MB]
+ *   bench_compute tasks [--n N] [--threads N] [--allowed-mem MB] [--unfused]
  *   add --plan-only to qm, rechunk or tasks to print the optimized plan's JSON and stop.
  *
  * gen writes DIR/u.zarr and DIR/v.zarr: float64 (T, 1, 987, 1920), chunks
@@ -17,7 +17,11 @@
  * rechunk writes u with chunks (T, 1, 100, 100) (or --chunks) to
  * DIR/zcube/rechunk.zarr via zc_rechunk + zc_compute. tasks computes
  * sum(ones((N, 8), chunks=(1, 8))) (N blocks, default 10^6) into a memory store
- * and checks the result is 8N.
+ * and checks the result is 8N; the engine fuses up to 64 blocks into a task
+ * (the report's "tasks" says how many it dispatched). tasks --unfused computes
+ * sum(ones((N, 8), chunks=(1, 8)), axis=1) instead: the reduced axis has one
+ * block, so every task reads exactly one block and writes one output chunk (N
+ * tasks: the per-task cost with no fusion), every value checked to be 8.
  *
  * Each case prints one JSON line: wall seconds (arrays built → computed),
  * plan seconds (zc_plan_json on the same arrays: planning + JSON), CPU seconds of
@@ -63,7 +67,7 @@ typedef struct {
     const char *dir, *codec, *chunks;
     int64_t T, n;
     double allowed_mb;
-    int threads, plan_only;
+    int threads, plan_only, unfused;
 } opts;
 
 static int64_t parse_i64(const char *s, const char *what)
@@ -112,7 +116,7 @@ static void emit(const char *name, const opts *o, double wall, double cpu, doubl
     char *json = NULL;
     if (rep) ZC(zc_report_json(rep, &json), "report");
     printf("{\"case\": \"%s\", \"peer\": \"zcube\", \"T\": %lld, \"threads\": %d, \"allowed_mem_mb\": %.0f, "
-           "\"seconds\": %.4f, \"cpu_seconds\": %.3f, \"plan_seconds\": %.6f, \"rss_before_mb\": %.1f, "
+           "\"seconds\": %.6f, \"cpu_seconds\": %.4f, \"plan_seconds\": %.6f, \"rss_before_mb\": %.1f, "
            "\"peak_rss_mb\": %.1f%s, \"report\": %s}\n",
            name, (long long)o->T, o->threads, o->allowed_mb, wall, cpu, plan_s, rss0, rss_peak_mb(),
            extra ? extra : "", json ? json : "null");
@@ -247,7 +251,8 @@ static void tasks(const opts *o)
     int64_t shape[2] = {o->n, 8}, chunks[2] = {1, 8};
     zc_array *ones, *s;
     ZC(zc_full(2, shape, chunks, ZC_FLOAT64, 1.0, &ones), "ones");
-    ZC(zc_reduce("sum", ones, NULL, 0, 0, 0, &s), "sum");
+    int axis = 1;
+    ZC(zc_reduce("sum", ones, o->unfused ? &axis : NULL, o->unfused ? 1 : 0, 0, 0, &s), "sum");
     zc_spec sp = make_spec(o, NULL);
     double p0 = bench_now();
     char *plan;
@@ -268,18 +273,26 @@ static void tasks(const opts *o)
     double compute_s = bench_now() - c1;
     double wall = bench_now() - t0, cpu = bench_cpu_now() - c0;
     zc_zarr *z;
-    double v = 0;
-    ZC(zc_zarr_open(st, "sum", &z), "result");
-    ZC(zc_zarr_read(z, NULL, &v, sizeof v), "read result");
-    zc_zarr_close(z);
-    zc_store_close(st);
-    if (v != 8.0 * (double)o->n) {
-        fprintf(stderr, "bench_compute: sum is %.17g, expected %lld\n", v, (long long)(8 * o->n));
+    size_t nv = o->unfused ? (size_t)o->n : 1;
+    double *v = calloc(nv, sizeof *v);
+    if (!v) {
+        fprintf(stderr, "bench_compute: out of memory\n");
         exit(1);
     }
+    ZC(zc_zarr_open(st, "sum", &z), "result");
+    ZC(zc_zarr_read(z, NULL, v, nv * sizeof *v), "read result");
+    zc_zarr_close(z);
+    zc_store_close(st);
+    double want = o->unfused ? 8.0 : 8.0 * (double)o->n;
+    for (size_t i = 0; i < nv; i++)
+        if (v[i] != want) {
+            fprintf(stderr, "bench_compute: sum [%zu] is %.17g, expected %.17g\n", i, v[i], want);
+            exit(1);
+        }
+    free(v);
     char extra[200];
-    snprintf(extra, sizeof extra, ", \"blocks\": %lld, \"compute_seconds\": %.4f, \"result_ok\": true",
-             (long long)o->n, compute_s);
+    snprintf(extra, sizeof extra, ", \"blocks\": %lld, \"unfused\": %s, \"compute_seconds\": %.4f, \"result_ok\": true",
+             (long long)o->n, o->unfused ? "true" : "false", compute_s);
     opts oo = *o;
     oo.T = 0;
     emit("tasks", &oo, wall, cpu, plan_s, rss0, rep, extra);
@@ -291,7 +304,7 @@ static void tasks(const opts *o)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_compute gen|qm|rechunk|tasks [DIR] [--T N] [--n N] [--allowed-mem MB] "
-                    "[--threads N] [--codec SPEC] [--chunks A,B,C,D] [--work-dir DIR] [--plan-only]\n");
+                    "[--threads N] [--codec SPEC] [--chunks A,B,C,D] [--work-dir DIR] [--plan-only] [--unfused]\n");
     exit(2);
 }
 
@@ -299,7 +312,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) usage();
     const char *cmd = argv[1];
-    opts o = {NULL, "blosc:lz4:5:shuffle", NULL, 200, 1000000, 1024, 2, 0};
+    opts o = {NULL, "blosc:lz4:5:shuffle", NULL, 200, 1000000, 1024, 2, 0, 0};
     char *work = NULL;
     int i = 2;
     if (strcmp(cmd, "tasks") != 0) {
@@ -310,6 +323,10 @@ int main(int argc, char **argv)
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "--plan-only")) {
             o.plan_only = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--unfused")) {
+            o.unfused = 1;
             continue;
         }
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
