@@ -17,8 +17,10 @@
  *                                    WORKDIR; checked against FFTW's result
  *
  * Throughput is N·ROWS complex elements per second; ratio = FFTW's seconds /
- * zcube's (≥ 1 means zcube is faster); cpu_ratio: the same with process CPU
- * seconds (user + system) of the best run, less sensitive to a shared machine. */
+ * zcube's (≥ 1 means zcube is faster), against FFTW ESTIMATE and MEASURE both;
+ * cpu_ratio: the same with process CPU seconds (user + system) of the best run,
+ * less sensitive to a shared machine. A result further than MAX_REL_DIFF from
+ * FFTW's (relative to the largest |value|) is fatal: exit 1. */
 #include <complex.h>
 #include <fftw3.h>
 #include <math.h>
@@ -148,6 +150,17 @@ static double max_rel(const double complex *a, const double complex *b, size_t n
     return num / den;
 }
 
+#define MAX_REL_DIFF 1e-10
+
+/* print the JSON first (it says what was compared), then fail on a mismatch */
+static void check_rel(const char *what, double err)
+{
+    if (err <= MAX_REL_DIFF) return;
+    fprintf(stderr, "bench_fft: %s: zcube's result differs from FFTW's by %.3g (relative), more than %g\n", what, err,
+            MAX_REL_DIFF);
+    exit(1);
+}
+
 static int incore(int n, int rows, int reps)
 {
     size_t total = (size_t)n * (size_t)rows;
@@ -202,12 +215,14 @@ static int incore(int n, int rows, int reps)
                "\"zcube_1thread_s\": %.5f, \"zcube_2threads_s\": %.5f, \"fftw_melem_per_s\": %.1f, "
                "\"zcube_1thread_melem_per_s\": %.1f, \"ratio_1thread_vs_fftw_estimate\": %.3f, "
                "\"ratio_1thread_vs_fftw_measure\": %.3f, \"ratio_2threads_vs_fftw_estimate\": %.3f, "
+               "\"ratio_2threads_vs_fftw_measure\": %.3f, "
                "\"zcube_elementwise_pass_1thread_s\": %.5f, \"fft_node_1thread_s\": %.5f, \"ratio_fft_node_vs_fftw_estimate\": %.3f, "
                "\"ratio_fft_node_vs_fftw_measure\": %.3f, \"fftw_estimate_cpu_s\": %.5f, \"zcube_1thread_cpu_s\": %.5f, "
                "\"cpu_ratio_1thread_vs_fftw_estimate\": %.3f, \"max_rel_diff\": %.2g, \"rss_mb\": %.0f}\n",
                cases[c].name, n, rows, t_est, t_meas, t1, t2, elems / t_est / 1e6, elems / t1 / 1e6, t_est / t1,
-               t_meas / t1, t_est / t2, t_copy, tn, t_est / tn, t_meas / tn, c_est, c1, c_est / c1, err, rss_mb());
+               t_meas / t1, t_est / t2, t_meas / t2, t_copy, tn, t_est / tn, t_meas / tn, c_est, c1, c_est / c1, err, rss_mb());
         fflush(stdout);
+        check_rel(cases[c].name, err);
     }
     fftw_free(x);
     fftw_free(y);
@@ -244,6 +259,7 @@ static int ooc(int64_t n, int mem_mb, const char *work, int threads)
     t = now();
     if ((rc = zc_compute_buffer(&s, f, z, (size_t)n * sizeof *z, &rep)) < 0) die("compute", rc);
     double t_z = now() - t;
+    double err = max_rel(z, y, (size_t)n);
     char *json = NULL;
     zc_report_json(rep, &json);
     int nops = 0;
@@ -252,7 +268,9 @@ static int ooc(int64_t n, int mem_mb, const char *work, int threads)
            "\"operations\": %d, \"fftw_incore_s\": %.4f, \"zcube_s\": %.4f, \"ratio_vs_fftw_incore\": %.4f, "
            "\"zcube_melem_per_s\": %.2f, \"max_rel_diff\": %.2g}\n",
            (long long)n, mem_mb, zc_fft_line_limit(ZC_COMPLEX128), threads, nops, t_fftw, t_z, t_fftw / t_z,
-           (double)n / t_z / 1e6, max_rel(z, y, (size_t)n));
+           (double)n / t_z / 1e6, err);
+    fflush(stdout);
+    check_rel("out_of_core_fft", err);
     zc_free(json);
     zc_report_free(rep);
     zc_array_release(f);
