@@ -32,7 +32,9 @@
 #                    end unless BENCH_KEEP=1); with BENCH_REUSE=1 existing data is kept.
 #
 # Data are Zarr v2 blosc lz4 (shuffle), outputs too, for both peers. Dask runs
-# first, then zcube, back to back, on a warm page cache.
+# first, then zcube, back to back, on a warm page cache. Each case's results (both
+# peers') are checked right after it runs (bench/linalg_dask.py check): a failed
+# check stops the script with exit 1.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,8 +94,8 @@ source "$root/bench/common.bash"
 merge() {
     $py - "$@" << 'EOF'
 import json, sys
-case, zf, df, mem, threads, core, cache = sys.argv[1:8]
-z = json.load(open(zf)); d = json.load(open(df))
+case, zf, df, mem, threads, core, cache, cf = sys.argv[1:9]
+z = json.load(open(zf)); d = json.load(open(df)); ck = json.load(open(cf))
 rep = z.pop("report") or {}
 ops = rep.get("operations", [])
 out = {"case": case, "shape": z["shape"], "chunks": z["chunks"], "threads": int(threads),
@@ -113,6 +115,7 @@ out = {"case": case, "shape": z["shape"], "chunks": z["chunks"], "threads": int(
 for key in ("k", "power_iters", "oversamples"):
     if key in d:
         out[key] = d[key]
+out["check"] = {k: v for k, v in ck.items() if k != "case"}
 print(json.dumps(out), flush=True)
 EOF
 }
@@ -126,12 +129,12 @@ for cs in $cases; do
     log "$cs: zcube (allowed_mem $mem MiB, cache_mem $cache MiB, $threads threads)"
     run_peer "$tmp.zcube.json" "$bl" "$cs" "$data" --allowed-mem "$mem" --cache-mem "$cache" --threads "$threads" \
         --k "$K" --power "$POWER"
-    merge "$cs" "$tmp.zcube.json" "$tmp.dask.json" "$mem" "$threads" "$core" "$cache" | tee -a "$data/results.jsonl"
+    log "$cs: checking both peers' results"
+    if ! $py "$root/bench/linalg_dask.py" check "$data" "$cs" > "$tmp.check.json"; then
+        cat "$tmp.check.json" >&2
+        log "FAIL: $cs: a result check failed (see above)"
+        exit 1
+    fi
+    merge "$cs" "$tmp.zcube.json" "$tmp.dask.json" "$mem" "$threads" "$core" "$cache" "$tmp.check.json" |
+        tee -a "$data/results.jsonl"
 done
-if [[ -d $data/zcube/s.zarr && -d $data/zcube/r_s.zarr && -f $data/dask/s.npy && -d $data/dask/r_s.zarr ]]; then
-    # (with BENCH_CASES=rsvd, the tall case's outputs are those of an earlier run)
-    log "checking the results"
-    $py "$root/bench/linalg_dask.py" check "$data" | tee -a "$data/results.jsonl"
-else
-    log "not checking: the outputs of both cases are needed (run once without BENCH_CASES)"
-fi
