@@ -10,7 +10,10 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev liblz4-dev
       zlib1g-dev libdeflate-dev libbz2-dev liburing-dev time
       libfftw3-dev libopenblas-dev liblapacke-dev
-      python3-numpy python3-zarr python3-dask python3-scipy python3-pytest)
+      python3-numpy python3-zarr python3-dask python3-scipy python3-pytest
+      # Cubed (vendored in /work/shared/peers/cubed) for bench/compute_bench.sh
+      python3-networkx python3-tenacity python3-mypy-extensions python3-aiostream python3-rich
+      python3-toolz python3-fsspec python3-psutil python3-cloudpickle)
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
