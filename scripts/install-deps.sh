@@ -10,7 +10,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev liblz4-dev
       zlib1g-dev libdeflate-dev libbz2-dev liburing-dev time
       libfftw3-dev libopenblas-dev liblapacke-dev
-      python3-numpy python3-zarr python3-dask python3-scipy python3-pytest)
+      python3-numpy python3-zarr python3-dask python3-scipy python3-pytest
+      openmpi-bin libopenmpi-dev slurm-wlm munge)  # the mpi and slurm executors and their tests
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

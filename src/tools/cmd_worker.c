@@ -10,6 +10,7 @@
 
 static const char USAGE[] =
     "usage: zcube worker PLAN.json --op N [--blocks A:B] [--threads T]\n"
+    "       zcube worker PLAN.json --serve [--threads T]\n"
     "\n"
     "Run tasks A..B-1 of operation N of a saved plan (zcube eval --save-plan).\n"
     "The operations before N must have finished (in any processes). Each task\n"
@@ -19,7 +20,10 @@ static const char USAGE[] =
     "Options:\n"
     "  --op N          operation number (see 'zcube eval --plan-only')\n"
     "  --blocks A:B    task range (default: all tasks of the operation; A: or :B allowed)\n"
-    "  --threads T     threads in this process (default: all cores)\n"
+    "  --threads T     threads in this process (default: all cores); give the\n"
+    "                  --threads the plan was saved with (its copies are sized by it)\n"
+    "  --serve         serve ranges requested on stdin (\"R op first last\" lines, answered\n"
+    "                  \"D\" or \"E status message\" on stdout): a worker of --executor processes\n"
     "  -h, --help      this text\n";
 
 static int parse_i64(const char *s, long long *v)
@@ -32,17 +36,23 @@ static int parse_i64(const char *s, long long *v)
 static int run(int argc, char **argv)
 {
     const char *op_s = NULL, *blocks_s = NULL, *threads_s = NULL;
+    int serve = 0;
     cli_opt opts[] = {{"op", 0, &op_s, NULL}, {"blocks", 0, &blocks_s, NULL}, {"threads", 0, &threads_s, NULL},
-                      {NULL, 0, NULL, NULL}};
+                      {"serve", 0, NULL, &serve}, {NULL, 0, NULL, NULL}};
     const char *pos[1];
     int npos;
     int ec = cz_args(&cmd_worker, argc, argv, opts, pos, 1, 1, &npos);
     if (ec >= 0) return ec;
     long long op, first = 0, last = -1, threads = 0;
-    if (!op_s || !parse_i64(op_s, &op) || op < 0 || op > 1000000)
-        return cli_fail(CLI_EXIT_USAGE, "--op N is required (an operation number >= 0)");
     if (threads_s && (!parse_i64(threads_s, &threads) || threads < 0 || threads > 4096))
         return cli_fail(CLI_EXIT_USAGE, "bad --threads '%s'", threads_s);
+    if (serve) {
+        if (op_s || blocks_s) return cli_fail(CLI_EXIT_USAGE, "--serve takes its ranges from stdin: no --op, --blocks");
+        int rc = zc_dist_serve(pos[0], (int)threads, 0, 1);
+        return rc < 0 ? cli_fail_zc(rc, "'%s'", pos[0]) : 0;
+    }
+    if (!op_s || !parse_i64(op_s, &op) || op < 0 || op > 1000000)
+        return cli_fail(CLI_EXIT_USAGE, "--op N is required (an operation number >= 0)");
     if (blocks_s) {
         const char *colon = strchr(blocks_s, ':');
         char a[32] = "", b[32] = "";
