@@ -860,7 +860,7 @@ ZC_API int zc_plan_run(const char *path, int op, int64_t first, int64_t last, in
  */
 typedef struct {
     unsigned struct_size;          /* sizeof(zc_dist_spec) */
-    const char *executor;          /* "processes" (default) or "mpi" */
+    const char *executor;          /* "processes" (default), "mpi" or "slurm" */
     const char *plan_json;         /* zc_plan_json of the saved computation, with the same spec */
     int workers;                   /* processes: how many (default: online cores) */
     int nthreads;                  /* threads of a worker: the zc_spec.nthreads the plan was saved
@@ -873,8 +873,16 @@ typedef struct {
                                       argv[0] is a path */
     zc_progress_fn progress;
     void *progress_ctx;
+    /* slurm: one job array per operation, element i running the i-th range of
+       tasks_per_job tasks (`worker_argv[0] worker PLAN --job-op K`), chained with
+       --dependency=afterok, then a job running `worker_argv[0] worker PLAN --finalize`;
+       jobs that end without finishing are submitted again (for the tasks still
+       missing) up to `retries` times */
+    const char *sbatch_args;       /* extra sbatch arguments, split at spaces (e.g. "-p big -A proj") */
+    int64_t tasks_per_job;         /* default 16 */
+    int detach;                    /* submit and return (then `zcube status WORK`) */
 } zc_dist_spec;
-#define ZC_DIST_SPEC_INIT {sizeof(zc_dist_spec), "processes", NULL, 0, 0, 2, 1, 0, NULL, NULL, NULL}
+#define ZC_DIST_SPEC_INIT {sizeof(zc_dist_spec), "processes", NULL, 0, 0, 2, 1, 0, NULL, NULL, NULL, NULL, 16, 0}
 
 /**
  * Run every operation of the saved plan at plan_path on the spec's executor. On
@@ -891,6 +899,20 @@ ZC_API int zc_dist_run(const zc_dist_spec *spec, const char *plan_path, zc_repor
  * (what `zcube worker PLAN --serve` runs for the processes executor).
  */
 ZC_API int zc_dist_serve(const char *plan_path, int nthreads, int in_fd, int out_fd);
+/**
+ * Batch jobs of the slurm executor: zc_dist_job runs range `index` (< 0: from
+ * $SLURM_ARRAY_TASK_ID) of operation op as listed in WORK/zcube-slurm/op<op>.ranges;
+ * zc_dist_finalize removes the intermediates and markers and writes WORK/zcube-complete.
+ */
+ZC_API int zc_dist_job(const char *plan_path, int op, int64_t index, int nthreads);
+ZC_API int zc_dist_finalize(const char *plan_path);
+/**
+ * Progress of a run in a work directory, from its completion markers: JSON
+ * {"operations": [{"op", "name", "tasks", "done"}], "tasks", "done", "complete"}.
+ * The work directory holds the plan summary WORK/zcube-plan-summary.json, which
+ * zc_dist_run writes when it starts. Free with zc_free.
+ */
+ZC_API int zc_dist_status(const char *work_dir, char **json);
 
 /**
  * MPI (`mpirun -np N prog`): every rank calls zc_dist_mpi_init first. Rank 0 then

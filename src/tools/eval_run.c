@@ -58,8 +58,16 @@ int run_prepare(run_opts *o, int out_required)
     o->dist = RUN_THREADS;
     if (o->executor && !strcmp(o->executor, "processes")) o->dist = RUN_PROCESSES;
     else if (o->executor && !strcmp(o->executor, "mpi")) o->dist = RUN_MPI;
+    else if (o->executor && !strcmp(o->executor, "slurm")) o->dist = RUN_SLURM;
     else if (o->executor && strcmp(o->executor, "threads"))
-        return cli_fail(CLI_EXIT_USAGE, "unknown --executor '%.40s' (threads, processes, mpi)", o->executor);
+        return cli_fail(CLI_EXIT_USAGE, "unknown --executor '%.40s' (threads, processes, mpi, slurm)", o->executor);
+    o->ntasks_per_job = 16;
+    if (o->tasks_per_job) {
+        if (cli_parse_i64(o->tasks_per_job, &o->ntasks_per_job) < 0 || o->ntasks_per_job < 1)
+            return cli_fail(CLI_EXIT_USAGE, "bad --tasks-per-job '%.40s': expected a positive number", o->tasks_per_job);
+    }
+    if ((o->tasks_per_job || o->sbatch_args || o->detach) && o->dist != RUN_SLURM)
+        return cli_fail(CLI_EXIT_USAGE, "--tasks-per-job, --sbatch-args and --detach go with --executor slurm");
     o->nworkers = 0;
     o->nretries = 2;
     if (o->workers) {
@@ -87,6 +95,7 @@ int run_prepare(run_opts *o, int out_required)
         const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
         if (o->dist == RUN_MPI && ls && atol(ls) > 0) local = atol(ls);
         o->spec.nthreads = o->dist == RUN_PROCESSES || cores / local < 1 ? 1 : (int)(cores / local);
+        if (o->dist == RUN_SLURM) o->spec.nthreads = 1; /* an array element per CPU: sbatch's default -c 1 */
     }
     if (o->dist == RUN_MPI && !o->plan_only) {
         int ec = run_dist_enter(o);

@@ -26,6 +26,9 @@ typedef struct {
     const char *save_plan;    /* --save-plan PLAN.json */
     const char *retries;      /* --retries N */
     int no_backups;           /* --no-backups */
+    const char *sbatch_args;  /* --sbatch-args "..." */
+    const char *tasks_per_job; /* --tasks-per-job N */
+    int detach;               /* --detach */
     int resume;               /* --resume */
     int overwrite;            /* --overwrite */
     int plan_only;            /* --plan-only */
@@ -36,10 +39,11 @@ typedef struct {
     int format;               /* 0 = library default */
     int dist;                 /* 0 threads, else RUN_PROCESSES or RUN_MPI */
     int nworkers, nretries;
+    int64_t ntasks_per_job;
     int mpi_rank;             /* RUN_MPI: this process's rank */
 } run_opts;
 
-enum { RUN_THREADS, RUN_PROCESSES, RUN_MPI };
+enum { RUN_THREADS, RUN_PROCESSES, RUN_MPI, RUN_SLURM };
 
 /* The options every computing command shares, for cli_parse tables. */
 #define RUN_CLI_OPTS(o)                                                                          \
@@ -51,7 +55,8 @@ enum { RUN_THREADS, RUN_PROCESSES, RUN_MPI };
     {"json", 0, NULL, &(o).json}, {"quiet", 'q', NULL, &(o).quiet},                            \
     {"executor", 0, &(o).executor, NULL}, {"workers", 0, &(o).workers, NULL},                    \
     {"save-plan", 0, &(o).save_plan, NULL}, {"retries", 0, &(o).retries, NULL},                  \
-    {"no-backups", 0, NULL, &(o).no_backups}
+    {"no-backups", 0, NULL, &(o).no_backups}, {"sbatch-args", 0, &(o).sbatch_args, NULL},          \
+    {"tasks-per-job", 0, &(o).tasks_per_job, NULL}, {"detach", 0, NULL, &(o).detach}
 
 /* Help text of those options (for usage texts). */
 #define RUN_CLI_HELP                                                                               \
@@ -72,10 +77,14 @@ enum { RUN_THREADS, RUN_PROCESSES, RUN_MPI };
     "  --json              print the library's plan or report JSON instead of the summaries\n"     \
     "  -q, --quiet         no progress bar and no summary\n"                                      \
     "  --executor NAME     threads (default), processes (--workers local worker\n"                 \
-    "                      processes) or mpi (run under mpirun/srun); see docs/distributed.md\n"  \
+    "                      processes), mpi (run under mpirun/srun) or slurm (job arrays);\n"     \
+    "                      see docs/distributed.md\n"                                            \
     "  --workers N         processes: how many (default: all cores; --threads each, default 1)\n" \
     "  --retries N         processes/mpi: retries of a failed task range (default 2)\n"          \
     "  --no-backups        processes/mpi: no backup copies of straggling ranges\n"               \
+    "  --sbatch-args \"..\" slurm: more sbatch arguments (partition, account, time, ...)\n"       \
+    "  --tasks-per-job N   slurm: tasks one array element runs (default 16)\n"                   \
+    "  --detach            slurm: submit and return; follow with 'zcube status WORK_DIR'\n"      \
     "  --save-plan F.json  save the plan (and create its arrays) without running it, for\n"      \
     "                      'zcube worker F.json --op N --blocks A:B' on any batch system\n"
 

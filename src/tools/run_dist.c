@@ -58,14 +58,6 @@ static char *slurp(const char *path)
     return buf;
 }
 
-static int spit(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    int ok = fputs(text, f) >= 0;
-    return (fclose(f) == 0 && ok) ? 0 : -1;
-}
-
 /* The saved plan in dir: made now, or, with --resume, the one already there if it
  * plans the same computation. Returns -1 to go on, else the exit status. */
 static int save_or_reuse(run_opts *o, zc_array *a, zc_target *target, const char *plan_json, const char *dir,
@@ -84,10 +76,7 @@ static int save_or_reuse(run_opts *o, zc_array *a, zc_target *target, const char
     o->spec.work_dir = dir;
     int rc = zc_plan_save(&o->spec, 1, &a, target, plan);
     if (rc < 0) return cli_fail_zc(rc, "saving the plan");
-    char tmp[PATH_MAX + 48];
-    snprintf(tmp, sizeof tmp, "%s.tmp", summary);
-    if (spit(tmp, plan_json) < 0 || rename(tmp, summary) < 0) return cli_fail(CLI_EXIT_RUNTIME, "cannot write '%s': %s", summary, strerror(errno));
-    return -1;
+    return -1; /* zc_dist_run writes the summary */
 }
 
 int run_dist_compute(run_opts *o, zc_array *a, zc_target *target, const char *plan_json)
@@ -121,7 +110,10 @@ int run_dist_compute(run_opts *o, zc_array *a, zc_target *target, const char *pl
     snprintf(threads, sizeof threads, "%d", o->spec.nthreads);
     const char *argv[] = {exe, "worker", plan, "--serve", "--threads", threads, NULL};
     zc_dist_spec ds = ZC_DIST_SPEC_INIT;
-    ds.executor = o->dist == RUN_MPI ? "mpi" : "processes";
+    ds.executor = o->dist == RUN_MPI ? "mpi" : o->dist == RUN_SLURM ? "slurm" : "processes";
+    ds.sbatch_args = o->sbatch_args;
+    ds.tasks_per_job = o->ntasks_per_job;
+    ds.detach = o->detach;
     ds.plan_json = plan_json;
     ds.workers = o->nworkers;
     ds.nthreads = o->spec.nthreads;
@@ -149,12 +141,20 @@ int run_dist_compute(run_opts *o, zc_array *a, zc_target *target, const char *pl
         ec = cli_fail_zc(rc, "%s executor (finish with --resume --work-dir %s)", ds.executor, dir);
     else if (report && (rc = zc_report_json(report, &json)) < 0)
         ec = cli_fail_zc(rc, "report");
-    if (ec < 0) {
+    if (ec < 0 && o->detach) {
+        ec = CLI_EXIT_OK;
+        json_t *doc = json_loads(json ? json : "", 0, NULL);
+        printf("submitted Slurm jobs %s\nfollow with: zcube status %s\n",
+               json_string_value(json_object_get(doc, "jobs")) ?: "?", dir);
+        json_decref(doc);
+    } else if (ec < 0) {
         ec = CLI_EXIT_OK;
         remove(plan);
         remove(summary);
         char meta[PATH_MAX + 32];
         snprintf(meta, sizeof meta, "%s/zarr.json", dir); /* the root group of the intermediates */
+        remove(meta);
+        snprintf(meta, sizeof meta, "%s/zcube-complete", dir);
         remove(meta);
         if (made || !o->resume) rmdir(dir); /* only if empty */
         if (o->json && json) {
@@ -179,6 +179,14 @@ void run_dist_summary(FILE *f, const char *report_json)
         return;
     }
     long long revived = json_integer_value(json_object_get(doc, "revived"));
+    const char *jobs = json_string_value(json_object_get(doc, "jobs"));
+    if (jobs) {
+        fprintf(f, "executor slurm, jobs %s (chain submitted %lld time%s)\n", jobs,
+                (long long)json_integer_value(json_object_get(doc, "submissions")),
+                json_integer_value(json_object_get(doc, "submissions")) == 1 ? "" : "s");
+        json_decref(doc);
+        return;
+    }
     fprintf(f, "executor %s, %zu worker%s", json_string_value(json_object_get(doc, "executor")) ?: "?",
             json_array_size(ws), json_array_size(ws) == 1 ? "" : "s");
     if (revived) fprintf(f, " (%lld replaced after dying)", revived);

@@ -4,11 +4,6 @@
 . "$(dirname "$0")/common.bash"
 . "$(dirname "$0")/dist_common.bash"
 
-need() {
-    echo "SKIP: $1"
-    [ "${ZC_REQUIRE_ALL:-}" = 1 ] && { echo "ZC_REQUIRE_ALL=1: $1 is required"; exit 1; }
-    exit 77
-}
 command -v mpirun >/dev/null 2>&1 || need "mpirun (Debian: openmpi-bin)"
 if "$Z" eval 'sum(ones((4,)))' -o "$TMP/probe" --executor mpi -q 2>&1 | grep -q "built without MPI"; then
     need "a zcube built with MPI (libopenmpi-dev at build time)"
