@@ -863,8 +863,8 @@ typedef struct {
     const char *executor;          /* "processes" (default), "mpi" or "slurm" */
     const char *plan_json;         /* zc_plan_json of the saved computation, with the same spec */
     int workers;                   /* processes: how many (default: online cores) */
-    int nthreads;                  /* threads of a worker: the zc_spec.nthreads the plan was saved
-                                      with (sliced copies size their tasks from it) */
+    int nthreads;                  /* threads of a worker (0 = its cores); any count runs the
+                                      same saved tasks */
     int retries;                   /* per range; default 2 */
     int backups;                   /* backup copies of stragglers; default 1 */
     int resume;                    /* skip ranges with completion markers */

@@ -54,6 +54,7 @@ int exec_taskset_open(exec_taskset *ts, const char *plan_path, const char *plan_
     if (!wd || !*wd) rc = zc__err(ZC_EFORMAT, "plan '%s' has no work_dir", plan_path);
     else snprintf(ts->work_dir, sizeof ts->work_dir, "%s", wd);
     json_decref(doc);
+    if (rc == 0) rc = zc_plan_load(plan_path, &ts->plan);
     if (rc == 0 && plan_json) rc = read_summary(ts, plan_json);
     if (rc < 0) exec_taskset_close(ts);
     return rc;
@@ -61,6 +62,8 @@ int exec_taskset_open(exec_taskset *ts, const char *plan_path, const char *plan_
 
 void exec_taskset_close(exec_taskset *ts)
 {
+    zc_plan_free(ts->plan);
+    ts->plan = NULL;
     zc__free(ts->tasks);
     zc__free(ts->names);
     zc__free(ts->output);
@@ -74,7 +77,9 @@ int exec_taskset_run(const exec_taskset *ts, int op, int64_t first, int64_t last
 {
     if (ts->bench_run) return ts->bench_run(op, first, last);
     ZC_TRY(exec_fault_inject(ts->work_dir, op, first, last));
-    ZC_TRY(zc_plan_run(ts->plan_path, op, first, last, ts->nthreads));
+    zc_spec run = ZC_SPEC_INIT; /* the execution's settings; memory figures are the plan's */
+    run.nthreads = ts->nthreads;
+    ZC_TRY(zc_plan_execute(ts->plan, &run, op, first, last));
     return exec_marker_put(ts->work_dir, op, first, last);
 }
 

@@ -4,9 +4,8 @@
  * operations, how many tasks each has, a way to run tasks [first, last) of one
  * operation in this process, and which tasks are done already (completion
  * markers in the work directory, written after a range's chunks are). This
- * interface is the one place that calls the plan: swapping the underlying call
- * (today zc_plan_run, which loads the saved plan on every call) touches only
- * taskset.c. */
+ * interface is the one place that calls the plan: the saved plan is loaded once
+ * (zc_plan_load) and every range is a zc_plan_execute(op, first, last). */
 #ifndef ZC_EXEC_TASKSET_H
 #define ZC_EXEC_TASKSET_H
 
@@ -19,6 +18,7 @@
 typedef struct {
     char plan_path[PATH_MAX]; /* the saved plan (zc_plan_save) */
     char work_dir[PATH_MAX];  /* its work directory (markers, intermediates) */
+    zc_plan *plan;            /* loaded once; NULL only in benchmarks (bench_run) */
     int nthreads;             /* threads of this process for a range */
     /* from the plan summary (zc_plan_json); nops == 0 on workers, which need none of it */
     int nops;
