@@ -8,7 +8,6 @@
 #   dist_cases                  dist_same over Quadratic Means, a multistage rechunk,
 #                               an rfft along a chunked axis and a TSQR SVD
 #   report_sum FILE KEY         sum of KEY over the workers of a --json report
-#   need WHAT                   skip (exit 77) for a missing dependency; fail under ZC_REQUIRE_ALL=1
 # DIST_RUN (e.g. "mpirun -np 3") and DIST_OPTS (e.g. "--executor processes --workers 3")
 # come from the test.
 
@@ -52,10 +51,4 @@ dist_cases() {
 
 report_sum() {
     "$PY" -c 'import json,sys; print(sum(w[sys.argv[2]] for w in json.load(open(sys.argv[1]))["workers"]))' "$1" "$2"
-}
-
-need() {
-    echo "SKIP: $1"
-    [ "${ZC_REQUIRE_ALL:-}" = 1 ] && { echo "ZC_REQUIRE_ALL=1: $1 is required"; exit 1; }
-    exit 77
 }

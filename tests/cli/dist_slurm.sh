@@ -4,9 +4,9 @@
 . "$(dirname "$0")/common.bash"
 . "$(dirname "$0")/dist_common.bash"
 
-[ "$(id -u)" = 0 ] || need "root (slurmd)"
-command -v sbatch >/dev/null 2>&1 && [ -x /usr/sbin/slurmctld ] || need "Slurm (Debian: slurm-wlm)"
-[ -x /usr/sbin/munged ] || need "munge"
+[ "$(id -u)" = 0 ] || zc_skip "root (slurmd)"
+command -v sbatch >/dev/null 2>&1 && [ -x /usr/sbin/slurmctld ] || zc_skip "Slurm (Debian: slurm-wlm)"
+[ -x /usr/sbin/munged ] || zc_skip "munge"
 SCRIPT=$(realpath "$(dirname "$0")/../../scripts/local-slurm.sh")
 unset ZCUBE_SLURM_DIR # start makes its own folder (munged must reach it: not under the private $TMP)
 if ! env_line=$(bash "$SCRIPT" start 2>"$TMP/slurm.err"); then
