@@ -864,6 +864,92 @@ ZC_API int zc_plan_save(const zc_spec *spec, int n, zc_array *const *arrays, con
  */
 ZC_API int zc_plan_run(const char *path, int op, int64_t first, int64_t last, int nthreads);
 
+/* ===================================================================== Distributed execution */
+
+/*
+ * A saved plan (zc_plan_save) runs on several workers: local processes
+ * ("processes") or MPI ranks ("mpi"; see docs/distributed.md), or, through
+ * `zcube worker`, on any batch system. The coordinator hands out each
+ * operation's tasks in small ranges as workers become free (operations in
+ * order), retries a range that failed with a retryable error (I/O, a worker
+ * that died) up to `retries` times on another worker, starts backup copies of
+ * stragglers on idle workers (the first copy to finish counts; tasks are
+ * idempotent), and with `resume` skips the ranges whose completion markers
+ * (WORK/zcube-done/op<k>/<first>-<last>, written by workers once a range's
+ * chunks are) exist. Every worker must see the plan's work directory and
+ * targets (a shared filesystem). Test-only: the environment variable
+ * ZCUBE_FAULT injects failures, crashes and delays into chosen tasks (see
+ * docs/distributed.md).
+ */
+typedef struct {
+    unsigned struct_size;          /* sizeof(zc_dist_spec) */
+    const char *executor;          /* "processes" (default), "mpi" or "slurm" */
+    const char *plan_json;         /* zc_plan_json of the saved computation, with the same spec */
+    int workers;                   /* processes: how many (default: online cores) */
+    int nthreads;                  /* threads of a worker (0 = its cores); any count runs the
+                                      same saved tasks */
+    int retries;                   /* per range; default 2 */
+    int backups;                   /* backup copies of stragglers; default 1 */
+    int resume;                    /* skip ranges with completion markers */
+    const char *const *worker_argv; /* processes: a command serving ranges on stdin/stdout
+                                      (zc_dist_serve), e.g. {"zcube", "worker", PLAN, "--serve", NULL};
+                                      argv[0] is a path */
+    zc_progress_fn progress;
+    void *progress_ctx;
+    /* slurm: one job array per operation, element i running the i-th range of
+       tasks_per_job tasks (`worker_argv[0] worker PLAN --job-op K`), chained with
+       --dependency=afterok, then a job running `worker_argv[0] worker PLAN --finalize`;
+       jobs that end without finishing are submitted again (for the tasks still
+       missing) up to `retries` times */
+    const char *sbatch_args;       /* extra sbatch arguments, split at spaces (e.g. "-p big -A proj") */
+    int64_t tasks_per_job;         /* default 16 */
+    int detach;                    /* submit and return (then `zcube status WORK`) */
+} zc_dist_spec;
+#define ZC_DIST_SPEC_INIT {sizeof(zc_dist_spec), "processes", NULL, 0, 0, 2, 1, 0, NULL, NULL, NULL, NULL, 16, 0}
+
+/**
+ * Run every operation of the saved plan at plan_path on the spec's executor. On
+ * success the intermediates and markers in the work directory are removed. The
+ * report is the plan summary with per-operation "seconds" and "skipped", and
+ * "executor", "skipped", "revived" (dead workers replaced) and "workers": [{"worker",
+ * "tasks", "units", "retried", "backups", "failures", "seconds_busy"}].
+ * @return 0, or the first error that ends the run (a range that failed retries + 1
+ *         times reports its first failure; non-retryable errors end the run at once).
+ */
+ZC_API int zc_dist_run(const zc_dist_spec *spec, const char *plan_path, zc_report **report);
+/**
+ * A worker: answer range requests from in_fd on out_fd until end of input
+ * (what `zcube worker PLAN --serve` runs for the processes executor).
+ */
+ZC_API int zc_dist_serve(const char *plan_path, int nthreads, int in_fd, int out_fd);
+/**
+ * Batch jobs of the slurm executor: zc_dist_job runs range `index` (< 0: from
+ * $SLURM_ARRAY_TASK_ID) of operation op as listed in WORK/zcube-slurm/op<op>.ranges;
+ * zc_dist_finalize removes the intermediates and markers and writes WORK/zcube-complete.
+ */
+ZC_API int zc_dist_job(const char *plan_path, int op, int64_t index, int nthreads);
+ZC_API int zc_dist_finalize(const char *plan_path);
+/**
+ * Progress of a run in a work directory, from its completion markers: JSON
+ * {"operations": [{"op", "name", "tasks", "done"}], "tasks", "done", "complete"}.
+ * The work directory holds the plan summary WORK/zcube-plan-summary.json, which
+ * zc_dist_run writes when it starts. Free with zc_free.
+ */
+ZC_API int zc_dist_status(const char *work_dir, char **json);
+
+/**
+ * MPI (`mpirun -np N prog`): every rank calls zc_dist_mpi_init first. Rank 0 then
+ * plans, saves the plan and calls zc_dist_run with executor "mpi", which sends the
+ * plan to the other ranks and hands out ranges (rank 0 works too, on a thread);
+ * every other rank calls zc_dist_mpi_worker, which returns when rank 0 is done.
+ * All ranks end with zc_dist_mpi_finalize (on rank 0 it also releases waiting
+ * workers when no plan was sent, e.g. after a planning error). Without MPI at
+ * build time these return ZC_EUNSUPPORTED saying how to get it.
+ */
+ZC_API int zc_dist_mpi_init(int *rank, int *size);
+ZC_API int zc_dist_mpi_worker(int nthreads);
+ZC_API int zc_dist_mpi_finalize(void);
+
 /* ===================================================================== FFT (array API fft extension) */
 
 /*

@@ -11,6 +11,7 @@ pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev l
       zlib1g-dev libdeflate-dev libbz2-dev liburing-dev time
       libfftw3-dev libopenblas-dev liblapacke-dev
       python3-numpy python3-zarr python3-dask python3-scipy python3-pytest
+      openmpi-bin libopenmpi-dev slurm-wlm munge  # the mpi and slurm executors and their tests
       # Cubed (vendored in /work/shared/peers/cubed) for bench/compute_bench.sh
       python3-networkx python3-tenacity python3-mypy-extensions python3-aiostream python3-rich
       python3-toolz python3-fsspec python3-psutil python3-cloudpickle)

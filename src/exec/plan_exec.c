@@ -132,6 +132,17 @@ int zc_compute_buffer(const zc_spec *spec, zc_array *a, void *dst, size_t dst_si
     return rc;
 }
 
+int exec_report_new(const char *json, zc_report **out)
+{
+    *out = zc__calloc(1, sizeof **out);
+    if (!*out || !((*out)->json = zc__strdup(json))) {
+        zc__free(*out);
+        *out = NULL;
+        return ZC_ENOMEM;
+    }
+    return 0;
+}
+
 void zc_report_free(zc_report *r)
 {
     if (!r) return;

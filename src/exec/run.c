@@ -20,8 +20,6 @@
  * blocks straight into the caller's C-order buffer (stage_ctx.dst), computing
  * in place where the block is one contiguous run of it (block_run), else into
  * the task's block buffer and a strided copy (put_block). */
-#define _XOPEN_SOURCE 700 /* nftw */
-#include <ftw.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +30,7 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "exec/rmtree.h"
 #include "core/pool.h"
 #include "exec/executor.h"
 #include "exec/memcheck.h"
@@ -809,15 +808,6 @@ static int create_stage_array(plan_stage *s, const zc_target *t, zc_store *work,
     return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 int exec_work_dir(const zc_spec *spec, char *buf, size_t size)
 {
     static atomic_int counter;
@@ -992,7 +982,7 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
     for (int k = 0; clean && k < p->nstages; k++) {
         char sub[1100];
         snprintf(sub, sizeof sub, "%s/op%d", work_dir, k);
-        if (p->stages[k].target < 0) nftw(sub, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        if (p->stages[k].target < 0) exec_rm_tree(sub);
     }
     if (clean && made_dir) {
         char meta[1100];

@@ -12,6 +12,8 @@ int exec_prepare(plan *p, const zc_target *targets, zc_store *work, int resume);
 int exec_open(plan *p, const zc_target *targets, zc_store *work);
 /* Run tasks [first, last) of stage k. */
 int exec_run_stage(plan *p, int k, int64_t first, int64_t last, const zc_spec *spec);
+/* A report holding a copy of json (the distributed executors' reports). */
+int exec_report_new(const char *json, zc_report **out);
 /* Close the stage arrays (opened by exec_prepare, exec_open or exec_whole). */
 void exec_close(plan *p);
 /* Execute every stage of z (spec: the execution's settings, complete), each

@@ -9,7 +9,7 @@
 #include "eval_run.h"
 
 static const char USAGE[] =
-    "usage: zcube rechunk SRC DST --chunks N,... [options]\n"
+    "usage: zcube rechunk SRC DST --chunks N,... [options]   (or SRC -o DST)\n"
     "\n"
     "Write the array at SRC to a new array DST with other chunks, never using\n"
     "more than --allowed-mem per task: when one step cannot hold whole source\n"
@@ -26,13 +26,15 @@ static int run(int argc, char **argv)
     run_opts o;
     memset(&o, 0, sizeof o);
     const char *chunks_s = NULL;
-    cli_opt opts[] = {{"chunks", 0, &chunks_s, NULL}, RUN_CLI_OPTS(o), {NULL, 0, NULL, NULL}};
+    cli_opt opts[] = {{"chunks", 0, &chunks_s, NULL}, {"out", 'o', &o.out, NULL}, RUN_CLI_OPTS(o),
+                      {NULL, 0, NULL, NULL}};
     const char *pos[2];
     int npos;
     int ec = cz_args(&cmd_rechunk, argc, argv, opts, pos, 1, 2, &npos);
     if (ec >= 0) return ec;
     const char *src = pos[0];
-    o.out = npos > 1 ? pos[1] : NULL;
+    if (npos > 1 && o.out) return cli_fail(CLI_EXIT_USAGE, "give DST or -o DST, not both");
+    if (npos > 1) o.out = pos[1];
     if ((ec = run_prepare(&o, 1)) >= 0) return ec;
     if (!chunks_s) return cli_fail(CLI_EXIT_USAGE, "missing --chunks N,... (the chunk shape of DST)");
     int64_t chunks[ZC_MAX_DIMS];

@@ -25,6 +25,7 @@ extern const cli_command cmd_sample;
 extern const cli_command cmd_eval;
 extern const cli_command cmd_rechunk;
 extern const cli_command cmd_worker;
+extern const cli_command cmd_status;
 
 /* Parse a command's arguments (cli_parse) and handle --help and usage errors.
  * Returns -1 when the command should go on, else the exit status to return. */

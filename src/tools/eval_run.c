@@ -54,6 +54,52 @@ int run_prepare(run_opts *o, int out_required)
             return cli_fail(CLI_EXIT_USAGE, "bad --zarr-format '%.20s': expected 2 or 3", o->zarr_format);
         o->format = o->zarr_format[0] - '0';
     }
+    o->dist = RUN_THREADS;
+    if (o->executor && !strcmp(o->executor, "processes")) o->dist = RUN_PROCESSES;
+    else if (o->executor && !strcmp(o->executor, "mpi")) o->dist = RUN_MPI;
+    else if (o->executor && !strcmp(o->executor, "slurm")) o->dist = RUN_SLURM;
+    else if (o->executor && strcmp(o->executor, "threads"))
+        return cli_fail(CLI_EXIT_USAGE, "unknown --executor '%.40s' (threads, processes, mpi, slurm)", o->executor);
+    o->ntasks_per_job = 16;
+    if (o->tasks_per_job) {
+        if (cli_parse_i64(o->tasks_per_job, &o->ntasks_per_job) < 0 || o->ntasks_per_job < 1)
+            return cli_fail(CLI_EXIT_USAGE, "bad --tasks-per-job '%.40s': expected a positive number", o->tasks_per_job);
+    }
+    if ((o->tasks_per_job || o->sbatch_args || o->detach) && o->dist != RUN_SLURM)
+        return cli_fail(CLI_EXIT_USAGE, "--tasks-per-job, --sbatch-args and --detach go with --executor slurm");
+    o->nworkers = 0;
+    o->nretries = 2;
+    if (o->workers) {
+        int64_t v;
+        if (cli_parse_i64(o->workers, &v) < 0 || v < 1 || v > 4096)
+            return cli_fail(CLI_EXIT_USAGE, "bad --workers '%.40s': expected 1..4096", o->workers);
+        if (o->dist != RUN_PROCESSES) return cli_fail(CLI_EXIT_USAGE, "--workers goes with --executor processes");
+        o->nworkers = (int)v;
+    }
+    if (o->retries) {
+        int64_t v;
+        if (cli_parse_i64(o->retries, &v) < 0 || v < 0 || v > 1000)
+            return cli_fail(CLI_EXIT_USAGE, "bad --retries '%.40s': expected 0..1000", o->retries);
+        o->nretries = (int)v;
+        o->spec.max_retries = (int)v;
+    }
+    if (o->save_plan && (o->dist != RUN_THREADS || o->plan_only))
+        return cli_fail(CLI_EXIT_USAGE, "--save-plan runs nothing: give it without --executor and --plan-only");
+    if (o->save_plan && !*o->save_plan) return cli_fail(CLI_EXIT_USAGE, "empty --save-plan");
+    if (o->dist != RUN_THREADS && o->resume && !o->work_dir)
+        return cli_fail(CLI_EXIT_USAGE, "--resume needs the --work-dir of the interrupted run");
+    if (o->dist != RUN_THREADS && !o->threads) {
+        /* a worker's threads; the plan is made for that many (sliced copies size their tasks by it) */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN), local = 1;
+        const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+        if (o->dist == RUN_MPI && ls && atol(ls) > 0) local = atol(ls);
+        o->spec.nthreads = o->dist == RUN_PROCESSES || cores / local < 1 ? 1 : (int)(cores / local);
+        if (o->dist == RUN_SLURM) o->spec.nthreads = 1; /* an array element per CPU: sbatch's default -c 1 */
+    }
+    if (o->dist == RUN_MPI && !o->plan_only) {
+        int ec = run_dist_enter(o);
+        if (ec >= 0) return ec;
+    }
     if (o->resume && o->overwrite) return cli_fail(CLI_EXIT_USAGE, "--resume and --overwrite exclude each other");
     if (out_required && !o->out && !o->plan_only)
         return cli_fail(CLI_EXIT_USAGE, "missing the output: give -o OUT_PATH (or --plan-only)");
@@ -100,13 +146,23 @@ int run_check_output(const run_opts *o, const char *const *inputs, int ninputs)
 
 /* ------------------------------------------------------------ SIGINT */
 
-static volatile sig_atomic_t interrupted;
+volatile sig_atomic_t run_interrupted;
 
 static void on_sigint(int sig)
 {
     (void)sig;
-    interrupted = 1;
+    run_interrupted = 1;
     signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends the process */
+}
+
+void run_catch_sigint(struct sigaction *old)
+{
+    run_interrupted = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old);
 }
 
 /* ------------------------------------------------------------ compute */
@@ -127,7 +183,7 @@ int run_compute(run_opts *o, zc_array *a)
 
     /* planned once: described, then executed */
     rc = zc_plan_create(&o->spec, 1, &a, &target, &zp);
-    if (rc == 0 && (o->plan_only || o->visualize || draw)) rc = zc_plan_to_json(zp, &plan);
+    if (rc == 0 && (o->plan_only || o->visualize || draw || o->dist != RUN_THREADS)) rc = zc_plan_to_json(zp, &plan);
     if (rc < 0) {
         ec = cli_fail_zc(rc, "planning");
         goto done;
@@ -146,22 +202,29 @@ int run_compute(run_opts *o, zc_array *a)
         goto done;
     }
 
+    if (o->save_plan) {
+        rc = zc_plan_write(zp, o->save_plan);
+        if (rc < 0) ec = cli_fail_zc(rc, "--save-plan '%s'", o->save_plan);
+        else if (!o->quiet) printf("saved the plan to %s\n", o->save_plan);
+        goto done;
+    }
+    if (o->dist != RUN_THREADS) {
+        ec = run_dist_compute(o, a, &target, plan);
+        goto done;
+    }
+
     progress_t pg;
-    progress_init(&pg, stderr, draw, plan ? progress_count_ops(plan) : 0, &interrupted);
+    progress_init(&pg, stderr, draw, plan ? progress_count_ops(plan) : 0, &run_interrupted);
     o->spec.progress = progress_update;
     o->spec.progress_ctx = &pg;
-    interrupted = 0;
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
+    struct sigaction old;
+    run_catch_sigint(&old);
     rc = zc_plan_execute(zp, &o->spec, ZC_PLAN_ALL, 0, -1);
     sigaction(SIGINT, &old, NULL);
     progress_finish(&pg);
     o->spec.progress = NULL;
     o->spec.progress_ctx = NULL;
-    if (rc == ZC_ECANCELED && interrupted) {
+    if (rc == ZC_ECANCELED && run_interrupted) {
         ec = cli_fail(CLI_EXIT_RUNTIME, "interrupted; '%s' is incomplete%s", o->out,
                       o->resume ? " (run again with --resume to finish it)" : "");
         goto done;

@@ -12,7 +12,7 @@
 #include "zcube.h"
 
 static const cli_command *const COMMANDS[] = {&cmd_info, &cmd_ls, &cmd_get, &cmd_create, &cmd_put, &cmd_copy,
-                                              &cmd_sample, &cmd_eval, &cmd_rechunk, &cmd_worker};
+                                              &cmd_sample, &cmd_eval, &cmd_rechunk, &cmd_worker, &cmd_status};
 #define NCOMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
 
 static const cli_command *find(const char *name)

@@ -1,0 +1,59 @@
+#!/bin/bash
+# bench/dist_bench.sh — the mpi executor against threads on the same cores, in the
+# same run: Quadratic Means (mean(u*v, axis=0)) and a time->space rechunk, wall
+# seconds of `zcube ... --threads C` against `mpirun -np R zcube ... --executor mpi`
+# (C/R threads per rank, at least 1), alternating, best of BENCH_REPS. Outputs are
+# compared byte for byte (fatal on mismatch). One JSON line per case and rank count.
+#
+#   usage: bash bench/dist_bench.sh [BUILD_DIR]     (default build)
+#   BENCH_T      time steps of u, v: float32 (T, 1, 181, 360), 8 steps a chunk (default 256)
+#   BENCH_MEM    --allowed-mem (default 64MB)
+#   BENCH_CORES  threads of the threads run = cores shared by the ranks (default 2)
+#   BENCH_RANKS  rank counts (default "2 4")
+#   BENCH_REPS   runs of each side (default 3)
+set -euo pipefail
+B=$(realpath "${1:-build}")
+Z=$B/zcube
+T=${BENCH_T:-256}
+MEM=${BENCH_MEM:-64MB}
+C=${BENCH_CORES:-2}
+REPS=${BENCH_REPS:-3}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+D=$(mktemp -d "${TMPDIR:-/tmp}/zcube-dist-bench.XXXXXX")
+trap 'rm -rf "$D"' EXIT
+"$Z" eval "uniform(size=($T,1,181,360), chunks=(8,1,181,360), seed=1, dtype=float32)" -o "$D/u.zarr" -q
+"$Z" eval "normal(size=($T,1,181,360), chunks=(8,1,181,360), seed=2, dtype=float32)" -o "$D/v.zarr" -q
+
+PY=/usr/bin/python3
+wall() { # wall seconds of a command
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$@" >/dev/null
+    t1=$(date +%s.%N)
+    "$PY" -c "print($t1 - $t0)"
+}
+min() { "$PY" -c "print(min($1, $2))"; }
+
+run_case() { # name, then the zcube arguments after which -o OUT goes
+    local name=$1
+    shift
+    for R in ${BENCH_RANKS:-2 4}; do
+        local per=$((C / R))
+        [ "$per" -ge 1 ] || per=1
+        local best_t=1e9 best_m=1e9
+        for _ in $(seq "$REPS"); do
+            rm -rf "$D/t.zarr" "$D/m.zarr"
+            local t m
+            t=$(wall "$Z" "$@" -o "$D/t.zarr" --allowed-mem "$MEM" --threads "$C" -q)
+            m=$(wall mpirun -np "$R" "$Z" "$@" -o "$D/m.zarr" --allowed-mem "$MEM" --executor mpi --threads "$per" \
+                --work-dir "$D/w" -q)
+            diff -r "$D/t.zarr" "$D/m.zarr" >/dev/null || { echo "dist_bench: $name: mpi output differs" >&2; exit 1; }
+            best_t=$(min "$t" "$best_t")
+            best_m=$(min "$m" "$best_m")
+        done
+        printf '{"case": "%s", "ranks": %d, "threads_per_rank": %d, "threads_seconds": %.3f, "mpi_seconds": %.3f, "threads_over_mpi": %.3f}\n' \
+            "$name" "$R" "$per" "$best_t" "$best_m" "$("$PY" -c "print($best_t / $best_m)")"
+    done
+}
+run_case qm eval 'mean(u*v, axis=0)' --in u="$D/u.zarr" --in v="$D/v.zarr"
+run_case rechunk rechunk "$D/u.zarr" --chunks "$T,1,30,30"

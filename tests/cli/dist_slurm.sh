@@ -1,0 +1,93 @@
+# tests/cli/dist_slurm.sh — `--executor slurm` on a real one-node Slurm started by
+# scripts/local-slurm.sh: the same results as threads, --detach + `zcube status`,
+# failed and killed array elements resubmitted, a killed submitter + --resume.
+. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/dist_common.bash"
+
+[ "$(id -u)" = 0 ] || zc_skip "root (slurmd)"
+command -v sbatch >/dev/null 2>&1 && [ -x /usr/sbin/slurmctld ] || zc_skip "Slurm (Debian: slurm-wlm)"
+[ -x /usr/sbin/munged ] || zc_skip "munge"
+SCRIPT=$(realpath "$(dirname "$0")/../../scripts/local-slurm.sh")
+unset ZCUBE_SLURM_DIR # start makes its own folder (munged must reach it: not under the private $TMP)
+if ! env_line=$(bash "$SCRIPT" start 2>"$TMP/slurm.err"); then
+    echo "FAIL: local-slurm.sh start: $(cat "$TMP/slurm.err")"
+    exit 1
+fi
+eval "$env_line"
+trap 'bash "$SCRIPT" stop; rm -rf "$TMP"' EXIT
+
+DIST_RUN=""
+DIST_OPTS="--executor slurm --sbatch-args -O --tasks-per-job 64"
+dist_inputs
+dist_same qm_uv eval 'mean(u*v, axis=0)' --in u="$TMP/u.zarr" --in v="$TMP/v.zarr"
+dist_same rechunk rechunk "$TMP/r.zarr" --chunks 4,64,64 --allowed-mem 1MB
+dist_same rfft eval 'rfft(u, axis=0)' --in u="$TMP/u.zarr" --allowed-mem 4MB
+dist_same tsqr eval 'svd(a)[1]' --in a="$TMP/a.zarr"
+grep -q '"executor": "slurm"' "$TMP/rechunk.json" || fail "report lacks the executor"
+
+R="$TMP/r.zarr"
+RC_ARGS=(rechunk "$R" --chunks 4,64,64 --allowed-mem 1MB --executor slurm --sbatch-args -O --tasks-per-job 64)
+
+# --detach, then zcube status until complete
+if expect_ok "${RC_ARGS[@]}" -o "$TMP/d1" --work-dir "$TMP/wd1" --detach; then
+    grep -q "submitted Slurm jobs" "$TMP/out" || fail "--detach: no job ids: $(cat "$TMP/out")"
+    for _ in $(seq 120); do
+        "$Z" status "$TMP/wd1" >"$TMP/st" 2>&1 || break
+        grep -q ": complete" "$TMP/st" && break
+        sleep 0.5
+    done
+    CHECKS=$((CHECKS + 1))
+    grep -q "608 of 608 tasks done" "$TMP/st" || fail "zcube status after the run: $(cat "$TMP/st")"
+    same_tree "$TMP/rechunk.t" "$TMP/d1" || fail "--detach: output differs"
+fi
+expect_fail 1 "zcube-plan-summary.json" status "$TMP/nowhere"
+
+# a failed array element: the chain is submitted again for the missing tasks
+CHECKS=$((CHECKS + 1))
+if ZCUBE_FAULT="fail:op=1,task=100,times=1" "$Z" "${RC_ARGS[@]}" -o "$TMP/f1" --work-dir "$TMP/wf1" --json \
+    >"$TMP/f1.json" 2>"$TMP/err"; then
+    same_tree "$TMP/rechunk.t" "$TMP/f1" || fail "failed element: output differs"
+    grep -q '"submissions": 2' "$TMP/f1.json" || fail "failed element: not resubmitted once: $(grep submissions "$TMP/f1.json")"
+else
+    fail "failed element: run failed: $(head -c 600 "$TMP/err")"
+fi
+# --retries 0: the run fails naming the jobs and the logs
+ZCUBE_FAULT="fail:op=1,task=100,times=1" expect_fail 1 "ended without finishing" "${RC_ARGS[@]}" --retries 0 \
+    -o "$TMP/f2" --work-dir "$TMP/wf2"
+
+# kill -9 of a running array element at a random moment: resubmitted, identical
+for i in 1 2 3; do
+    CHECKS=$((CHECKS + 1))
+    "$Z" "${RC_ARGS[@]}" -o "$TMP/k$i" --work-dir "$TMP/wk$i" >/dev/null 2>"$TMP/err.k$i" &
+    pid=$!
+    victim=""
+    for _ in $(seq 100); do
+        victim=$(pgrep -f -- "$TMP/wk$i/zcube-plan.json --job-op" | shuf -n 1)
+        [ -n "$victim" ] && break
+        sleep 0.05
+    done
+    sleep "0.0$((RANDOM % 9 + 1))"
+    [ -n "$victim" ] && kill -9 "$victim" 2>/dev/null
+    if wait "$pid"; then
+        same_tree "$TMP/rechunk.t" "$TMP/k$i" || fail "element killed (round $i): output differs"
+    else
+        fail "element killed (round $i): run failed: $(head -c 600 "$TMP/err.k$i")"
+    fi
+done
+
+# kill -9 of the submitter; once its jobs are gone, --resume finishes the run
+for i in 1 2; do
+    CHECKS=$((CHECKS + 1))
+    "$Z" "${RC_ARGS[@]}" -o "$TMP/s$i" --work-dir "$TMP/ws$i" >/dev/null 2>&1 &
+    pid=$!
+    sleep "$((RANDOM % 2)).$((RANDOM % 9 + 1))"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    for _ in $(seq 200); do [ -z "$(squeue -h 2>/dev/null)" ] && break; sleep 0.1; done
+    if "$Z" "${RC_ARGS[@]}" -o "$TMP/s$i" --work-dir "$TMP/ws$i" --resume >/dev/null 2>"$TMP/err"; then
+        same_tree "$TMP/rechunk.t" "$TMP/s$i" || fail "submitter killed (round $i): resumed output differs"
+    else
+        fail "submitter killed (round $i): --resume failed: $(head -c 600 "$TMP/err")"
+    fi
+done
+finish
