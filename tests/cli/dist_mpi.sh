@@ -68,12 +68,27 @@ kill_random_rank() {
     local out=$1 np=$2
     $MPI "$np" "$Z" "${RC_ARGS[@]}" -o "$TMP/$out" --work-dir "$TMP/w$out" >/dev/null 2>"$TMP/err.$out" &
     local pid=$!
-    sleep "0.$((RANDOM % 9 + 1))"
+    # Kill only once every rank is past MPI start-up: a task's completion marker
+    # means the plan's broadcast (collective) went through. Open MPI 4.1 can hang
+    # when a rank dies inside MPI_Init, a window zcube does not control.
+    local k
+    for k in $(seq 100); do
+        compgen -G "$TMP/w$out/zcube-done/op*/*" >/dev/null && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    sleep "0.$((RANDOM % 5))"
     # the zcube processes of this mpirun (ranks), one at random
     local victim
     victim=$(pgrep -f -- "$TMP/w$out" | grep -v "^$pid\$" | while read -r p; do
         [ "$(cat /proc/"$p"/comm 2>/dev/null)" = zcube ] && echo "$p"; done | shuf -n 1)
     [ -n "$victim" ] && kill -9 "$victim"
+    # never hang the suite: mpirun must end within 90 s of the kill
+    for k in $(seq 900); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -9 "$pid"; pkill -9 -P "$pid" 2>/dev/null
+        wait "$pid"; echo "mpirun still running 90 s after the kill" >>"$TMP/err.$out"; return 99
+    fi
     wait "$pid"
 }
 for i in 1 2 3 4 5 6 7 8 9 10; do
