@@ -11,7 +11,7 @@ pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev l
       zlib1g-dev libdeflate-dev libbz2-dev liburing-dev time
       libfftw3-dev libopenblas-dev liblapacke-dev
       python3-numpy python3-zarr python3-dask python3-scipy python3-pytest
-      python3-dev python3-venv python3-setuptools python3-wheel python3-pip)
+      python3-dev python3-venv python3-setuptools python3-wheel python3-pip python3-torch python3-xarray)
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
