@@ -1,5 +1,6 @@
 """`python3 -m pip install --no-build-isolation .` into a venv made with
---system-site-packages works offline, and the installed module computes."""
+--system-site-packages works offline, and the installed module computes and
+registers the xarray backend entry point (engine="zcube")."""
 import os
 import shutil
 import subprocess
@@ -28,6 +29,10 @@ def test_pip_install_into_venv(tmp_path):
     code = ("import zcube as zc, numpy as np, importlib.metadata as m;"
             "assert 'site-packages' in zc.__file__, zc.__file__;"
             "assert float(zc.sum(zc.arange(10))) == 45;"
+            "eps = [e.value for e in m.entry_points(group='xarray.backends') if e.name == 'zcube'];"
+            "assert eps == ['zcube.xarray_backend:ZcubeBackendEntrypoint'], eps;"
+            "import xarray as xr, zcube.xarray_backend as b;"
+            "assert xr.backends.list_engines()['zcube'].__class__ is b.ZcubeBackendEntrypoint;"
             "print('ok')")
     out = subprocess.check_output([str(py), "-c", code], env=env, cwd=tmp_path, text=True)
     assert out.strip() == "ok"
