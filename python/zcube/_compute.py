@@ -86,10 +86,11 @@ def _execute(arrays, spec, callbacks, runner):
     _zcube.fft_set_memory(sd)
     nodes = [a._node for a in arrays]
     cbs = _callbacks(spec, callbacks)
-    if cbs:
-        plan = Plan(_zcube.plan_json(sd, nodes, None))
-        for c in cbs:
-            c.on_compute_start(plan)
+    plan = Plan(_zcube.plan_json(sd, nodes, None))
+    if spec.threads is None and plan.tasks <= 1:
+        sd["threads"] = 1  # one task: starting a pool of threads would cost more than it
+    for c in cbs:
+        c.on_compute_start(plan)
     token = _zcube.Token()
     text = _run(lambda: runner(sd, nodes, _progress_fn(cbs), token), token)
     report = Report(text) if text else None
