@@ -131,37 +131,28 @@ static PyObject *rechunk(PyObject *self, PyObject *args)
     return zcpy_node_result(rc, out);
 }
 
-static PyObject *reshape(PyObject *self, PyObject *args)
+/* shape_op(kind, node, ints): reshape (shape), broadcast_to (shape), tile (reps). */
+static PyObject *shape_op(PyObject *self, PyObject *args)
 {
+    const char *kind;
     zc_array *x, *out = NULL;
     zcpy_ints64 s;
     int rc;
-    if (!PyArg_ParseTuple(args, "O&O&", zcpy_conv_node, &x, zcpy_conv_ints64, &s)) return NULL;
-    ZCPY_CALL(rc, zc_reshape(x, s.n, s.v, &out));
+    if (!PyArg_ParseTuple(args, "sO&O&", &kind, zcpy_conv_node, &x, zcpy_conv_ints64, &s)) return NULL;
+    if (!strcmp(kind, "reshape"))
+        ZCPY_CALL(rc, zc_reshape(x, s.n, s.v, &out));
+    else if (!strcmp(kind, "broadcast_to"))
+        ZCPY_CALL(rc, zc_broadcast_to(x, s.n, s.v, &out));
+    else if (!strcmp(kind, "tile"))
+        ZCPY_CALL(rc, zc_tile(x, s.v, s.n, &out));
+    else {
+        PyErr_Format(PyExc_ValueError, "shape_op: unknown '%s'", kind);
+        return NULL;
+    }
     return zcpy_node_result(rc, out);
 }
 
-static PyObject *broadcast_to(PyObject *self, PyObject *args)
-{
-    zc_array *x, *out = NULL;
-    zcpy_ints64 s;
-    int rc;
-    if (!PyArg_ParseTuple(args, "O&O&", zcpy_conv_node, &x, zcpy_conv_ints64, &s)) return NULL;
-    ZCPY_CALL(rc, zc_broadcast_to(x, s.n, s.v, &out));
-    return zcpy_node_result(rc, out);
-}
-
-static PyObject *tile(PyObject *self, PyObject *args)
-{
-    zc_array *x, *out = NULL;
-    zcpy_ints64 s;
-    int rc;
-    if (!PyArg_ParseTuple(args, "O&O&", zcpy_conv_node, &x, zcpy_conv_ints64, &s)) return NULL;
-    ZCPY_CALL(rc, zc_tile(x, s.v, s.n, &out));
-    return zcpy_node_result(rc, out);
-}
-
-/* kind(node, axes): permute_dims, squeeze, flip, fft-independent axis lists. */
+/* axes_op(kind, node, axes): permute_dims, squeeze, flip. */
 static PyObject *axes_op(PyObject *self, PyObject *args)
 {
     const char *kind;
@@ -313,9 +304,7 @@ PyMethodDef zcpy_ops_methods[] = {
     {"reduce", reduce, METH_VARARGS, "reduce(name, node, axes|None, keepdims, ddof) -> Node"},
     {"getitem", getitem, METH_VARARGS, "getitem(node, entries) -> Node"},
     {"rechunk", rechunk, METH_VARARGS, "rechunk(node, chunks) -> Node"},
-    {"reshape", reshape, METH_VARARGS, "reshape(node, shape) -> Node"},
-    {"broadcast_to", broadcast_to, METH_VARARGS, "broadcast_to(node, shape) -> Node"},
-    {"tile", tile, METH_VARARGS, "tile(node, reps) -> Node"},
+    {"shape_op", shape_op, METH_VARARGS, "shape_op(kind, node, ints): reshape, broadcast_to, tile -> Node"},
     {"axes_op", axes_op, METH_VARARGS, "axes_op(kind, node, axes|None) -> Node"},
     {"moveaxis", moveaxis, METH_VARARGS, "moveaxis(node, source, destination) -> Node"},
     {"int_op", int_op, METH_VARARGS, "int_op(kind, node[, k]) -> Node"},

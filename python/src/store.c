@@ -212,11 +212,12 @@ static int conv_sel(PyObject *o, zc_range *sel, const zc_range **out)
     return 1;
 }
 
-static PyObject *zarr_read(zcpy_zarr *self, PyObject *args)
+/* read(sel, writable buffer) or write(sel, buffer): one hyperslab. */
+static PyObject *zarr_io(zcpy_zarr *self, PyObject *args, int write)
 {
     PyObject *so;
     Py_buffer buf;
-    if (!PyArg_ParseTuple(args, "Ow*", &so, &buf)) return NULL;
+    if (!PyArg_ParseTuple(args, write ? "Oy*" : "Ow*", &so, &buf)) return NULL;
     zc_range sel[ZC_MAX_DIMS];
     const zc_range *s;
     if (!conv_sel(so, sel, &s)) {
@@ -224,29 +225,17 @@ static PyObject *zarr_read(zcpy_zarr *self, PyObject *args)
         return NULL;
     }
     int rc;
-    ZCPY_CALL(rc, zc_zarr_read(self->z, s, buf.buf, (size_t)buf.len));
+    if (write)
+        ZCPY_CALL(rc, zc_zarr_write(self->z, s, buf.buf, (size_t)buf.len));
+    else
+        ZCPY_CALL(rc, zc_zarr_read(self->z, s, buf.buf, (size_t)buf.len));
     PyBuffer_Release(&buf);
     if (rc < 0) return zcpy_raise(rc);
     Py_RETURN_NONE;
 }
 
-static PyObject *zarr_write(zcpy_zarr *self, PyObject *args)
-{
-    PyObject *so;
-    Py_buffer buf;
-    if (!PyArg_ParseTuple(args, "Oy*", &so, &buf)) return NULL;
-    zc_range sel[ZC_MAX_DIMS];
-    const zc_range *s;
-    if (!conv_sel(so, sel, &s)) {
-        PyBuffer_Release(&buf);
-        return NULL;
-    }
-    int rc;
-    ZCPY_CALL(rc, zc_zarr_write(self->z, s, buf.buf, (size_t)buf.len));
-    PyBuffer_Release(&buf);
-    if (rc < 0) return zcpy_raise(rc);
-    Py_RETURN_NONE;
-}
+static PyObject *zarr_read(zcpy_zarr *self, PyObject *args) { return zarr_io(self, args, 0); }
+static PyObject *zarr_write(zcpy_zarr *self, PyObject *args) { return zarr_io(self, args, 1); }
 
 static PyObject *zarr_set_threads(zcpy_zarr *self, PyObject *arg)
 {

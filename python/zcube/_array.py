@@ -164,7 +164,11 @@ class Array:
         return getitem(self, key)
 
     def __setitem__(self, key, value):
-        raise TypeError("zcube arrays are immutable (lazy): build a new array, e.g. with where()")
+        """x[key] = value for a scalar (or 0-d) value: x becomes where(mask, value, x),
+        lazily (the array API's in-place update, on a new node)."""
+        from ._index import setitem
+        new = setitem(self, key, value)
+        self._node, self._deps, self._op = new._node, new._deps, "setitem"
 
     def __iter__(self):
         if not self._shape:

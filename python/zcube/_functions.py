@@ -95,13 +95,22 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
         raise TypeError("linspace: complex endpoints are not supported")
     dt = np.dtype(dtype) if dtype is not None else _dtypes.float64
     chunk = 0 if chunks in (None, "auto") else int(chunks if isinstance(chunks, int) else chunks[0])
+    if not endpoint and num > 0:  # the same points as with the endpoint, one more, NumPy's rounding
+        return _tag(linspace(start, stop, num + 1, dtype=dt, chunks=chunks)[:-1], spec)
     node = _zcube.linspace(float(start), float(stop), int(num), bool(endpoint), _dtypes.code(dt), chunk)
-    return _tag(Array(node, op="linspace"), spec)
+    out = Array(node, op="linspace")
+    if endpoint and num > 1:  # the last point is stop exactly, as in NumPy
+        last = arange(num, chunks=out.chunksize[0]) == num - 1
+        out = where(last, asarray(stop, dtype=dt), out)
+    return _tag(out, spec)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None, spec=None):
     m = n_rows if n_cols is None else n_cols
     dt = np.dtype(dtype) if dtype is not None else _dtypes.float64
+    k = _b.max(-n_rows - 1, _b.min(int(k), m + 1))  # beyond the matrix: all zeros either way
+    if n_rows == 0 or m == 0:
+        return full((n_rows, m), 0, dtype=dt, chunks=chunks, spec=spec)
     node = _zcube.eye(int(n_rows), int(m), int(k), _dtypes.code(dt), _norm_chunks(chunks, (n_rows, m)))
     return _tag(Array(node, op="eye"), spec)
 
@@ -109,6 +118,8 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None, sp
 def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None, spec=None):
     if isinstance(obj, Array):
         a = obj if dtype is None or np.dtype(dtype) == obj.dtype else astype(obj, dtype)
+        if a is obj and copy is not False:  # a new handle on the same (immutable) node:
+            a = Array(obj._node, obj._deps, op=obj._op)  # later x[...] = v does not change it
         return _tag(a if chunks is None else a.rechunk(chunks), spec)
     if copy is False and not isinstance(obj, np.ndarray):
         raise ValueError("asarray(copy=False): zcube arrays always hold their own copy")
@@ -334,7 +345,7 @@ def nonzero(x, /):
 
 
 def reshape(x, /, shape, *, copy=None):
-    return _wrap(_zcube.reshape(x._node, _shape(shape)), x, op="reshape")
+    return _wrap(_zcube.shape_op("reshape", x._node, _shape(shape)), x, op="reshape")
 
 
 def rechunk(x, chunks):
@@ -345,7 +356,7 @@ def rechunk(x, chunks):
 
 
 def broadcast_to(x, /, shape):
-    return _wrap(_zcube.broadcast_to(x._node, _shape(shape)), x, op="broadcast_to")
+    return _wrap(_zcube.shape_op("broadcast_to", x._node, _shape(shape)), x, op="broadcast_to")
 
 
 def broadcast_shapes(*shapes):
@@ -434,7 +445,7 @@ def repeat(x, repeats, /, *, axis=None):
 
 
 def tile(x, repetitions, /):
-    return _wrap(_zcube.tile(x._node, tuple(repetitions)), x, op="tile")
+    return _wrap(_zcube.shape_op("tile", x._node, tuple(repetitions)), x, op="tile")
 
 
 def take(x, indices, /, *, axis=None):

@@ -44,6 +44,9 @@ def getitem(x, key):
         idx = idx.compute()
     idx = np.asarray(idx)
     if idx.dtype == np.bool_:
+        if len(key) == 1 and idx.ndim == 0:  # x[True]: a new axis; x[False]: and empty
+            y = _basic(x, (None,))
+            return y if idx else _basic(y, (slice(0, 0),))
         if len(key) != 1 or idx.shape != x.shape:
             raise IndexError(f"a boolean index must cover the whole array (shape {x.shape}), got {idx.shape}")
         flat = x.reshape((-1,)) if x.ndim != 1 else x
@@ -91,3 +94,74 @@ def _basic(x, key):
     if all(e == ("slice", None, None, 1) for e in entries) and len(entries) <= x.ndim:
         return x
     return _wrap(_zcube.getitem(x._node, entries), x, op="getitem")
+
+
+def _selected(k, n):
+    """Which of n positions an index entry (int or slice) selects, as a bool vector."""
+    m = np.zeros(n, dtype=bool)
+    if isinstance(k, slice):
+        m[k] = True
+    else:
+        i = operator.index(k)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of bounds for size {n}")
+        m[i] = True
+    return m
+
+
+def setitem(x, key, value):
+    """where(mask, value, x): the mask from a boolean array key or from basic
+    indices; an array value is first spread to x's shape (take along each axis
+    with the position each selected index has in the selection)."""
+    from ._functions import astype, broadcast_to, expand_dims, logical_and, take, where
+    from ._io import from_array
+    if not isinstance(key, tuple):
+        key = (key,)
+    if isinstance(value, np.ndarray):
+        value = from_array(value)
+    if len(key) == 1 and isinstance(key[0], (Array, np.ndarray)) and key[0].dtype == np.bool_:
+        mask = key[0] if isinstance(key[0], Array) else from_array(key[0])
+        if isinstance(value, Array) and value.ndim:
+            raise NotImplementedError("setitem with a boolean mask: only a scalar value")
+        return _cast(where(broadcast_to(mask, x.shape), value, x), x)
+    if any(k is None or _is_array_index(k) for k in key):
+        raise NotImplementedError("setitem: basic indices (ints, slices, ...) or one boolean mask")
+    n_ell = sum(1 for k in key if k is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("at most one ... in an index")
+    if n_ell:
+        i = key.index(Ellipsis)
+        key = key[:i] + (slice(None),) * (x.ndim - len(key) + 1) + key[i + 1:]
+    if len(key) > x.ndim:
+        raise IndexError(f"too many indices for a {x.ndim}-D array")
+    key = key + (slice(None),) * (x.ndim - len(key))
+    vecs = [_selected(k, n) for k, n in zip(key, x.shape)]
+    if any(not v.any() for v in vecs):
+        return x  # nothing selected
+    mask = from_array(np.ones((), dtype=bool))
+    for d, v in enumerate(vecs):
+        if not v.all():
+            mask = logical_and(mask, from_array(v.reshape([x.shape[d] if e == d else 1 for e in range(x.ndim)])))
+    if isinstance(value, Array) and value.ndim:
+        sel_shape = tuple(len(range(*k.indices(n))) for k, n in zip(key, x.shape) if isinstance(k, slice))
+        v = broadcast_to(value, sel_shape) if value.shape != sel_shape else value
+        for d, (k, n) in enumerate(zip(key, x.shape)):
+            if not isinstance(k, slice):
+                v = expand_dims(v, axis=d)
+                pos = np.zeros(n, dtype=np.int64)
+            else:
+                r = range(*k.indices(n))
+                if r == range(n):
+                    continue
+                pos = np.zeros(n, dtype=np.int64)
+                pos[list(r)] = np.arange(len(r))
+            v = take(v, pos, axis=d)
+        value = v
+    return _cast(where(mask, value, x), x)
+
+
+def _cast(out, x):
+    from ._functions import astype, broadcast_to
+    if out.shape != x.shape:
+        out = broadcast_to(out, x.shape)
+    return out if out.dtype == x.dtype else astype(out, x.dtype)

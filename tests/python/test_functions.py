@@ -271,8 +271,8 @@ def test_python_protocols():
     assert bool(zc.asarray(True)) and not bool(zc.asarray(0.0))
     with pytest.raises(ValueError):
         bool(x)
-    with pytest.raises(TypeError):
-        x[0] = 1
+    with pytest.raises(NotImplementedError):
+        x[[0, 1]] = 1.0  # setitem takes basic indices or a boolean mask
     assert "shape=(7, 10)" in repr(x) and "float64" in repr(x) and "from_array" in repr(x)
     assert x.__array_namespace__() is zc
     d = zc.sum(x).compute()
@@ -280,3 +280,34 @@ def test_python_protocols():
     assert x.__dlpack_device__() == (1, 0)
     assert len(x) == 7 and [r.shape for r in zc.from_array(A[:2])] == [(10,), (10,)]
     assert d.shape == ()
+
+
+@pytest.mark.parametrize("key, value", [
+    ((1,), 5.0), ((slice(None, None, 2), 3), -1.0), ((Ellipsis, slice(8, 2, -2)), 0.5),
+    ((slice(1, 3),), "row"), ((2, slice(None, None, -1)), "vec"), ((A > 0,), 9.0),
+])
+def test_setitem(key, value):
+    want = A.copy()
+    got = z(A)
+    if value == "row":
+        value = A[4:6] * 10
+    elif value == "vec":
+        value = np.arange(10.0)
+    want[key if len(key) > 1 else key[0]] = value
+    got[key if len(key) > 1 else key[0]] = value if np.isscalar(value) else zc.from_array(value)
+    check(got, want)
+
+
+def test_linspace_eye_edges():
+    check(zc.linspace(0, 1, 5, endpoint=False), np.linspace(0, 1, 5, endpoint=False))
+    assert zc.linspace(1.0, 211803313171755.0, 389).compute()[-1] == 211803313171755.0
+    check(zc.eye(1, 0), np.eye(1, 0))
+    check(zc.eye(3, k=10**20), np.zeros((3, 3)))
+    c = zc.asarray(z(A), copy=True)
+    x = z(A)
+    y = zc.asarray(x)
+    x[0] = 0.0
+    check(y, A)
+    check(c, A)
+    check(z(A)[np.asarray(True)], A[None])
+    check(z(A)[np.asarray(False)], A[np.asarray(False)])
