@@ -115,8 +115,11 @@ class Array:
         out = self.compute()
         return out if dtype is None else out.astype(dtype, copy=False)
 
-    def __dlpack__(self, *, stream=None, **kw):
-        return self.compute().__dlpack__(stream=stream)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack capsule of the computed values (a new NumPy array; stream unused on the CPU)."""
+        if dl_device not in (None, (1, 0)):
+            raise BufferError(f"zcube arrays are on the CPU, not {dl_device}")
+        return self.compute().__dlpack__()
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU
