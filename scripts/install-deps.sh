@@ -14,7 +14,9 @@ pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev l
       openmpi-bin libopenmpi-dev slurm-wlm munge  # the mpi and slurm executors and their tests
       # Cubed (vendored in /work/shared/peers/cubed) for bench/compute_bench.sh
       python3-networkx python3-tenacity python3-mypy-extensions python3-aiostream python3-rich
-      python3-toolz python3-fsspec python3-psutil python3-cloudpickle)
+      python3-toolz python3-fsspec python3-psutil python3-cloudpickle
+      # the Python module, its tests (pip into a venv, PyTorch, xarray)
+      python3-dev python3-venv python3-setuptools python3-wheel python3-pip python3-torch python3-xarray)
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -1,0 +1,167 @@
+"""Indexing: basic indices (ints, slices with steps of either sign, None, ...)
+go to zc_getitem; one integer array (known values) to take; a boolean mask
+over all dimensions to take on the flattened array."""
+import operator
+
+import numpy as np
+
+from . import _zcube
+from ._array import Array, _wrap
+
+
+def _entry(k):
+    if k is None:
+        return ("newaxis",)
+    if k is Ellipsis:
+        return ("ellipsis",)
+    if isinstance(k, slice):
+        step = 1 if k.step is None else operator.index(k.step)
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        start = None if k.start is None else operator.index(k.start)
+        stop = None if k.stop is None else operator.index(k.stop)
+        return ("slice", start, stop, step)
+    if isinstance(k, (bool, np.bool_)):
+        raise IndexError("a bool scalar index is not supported")
+    return ("int", operator.index(k))
+
+
+def _is_array_index(k):
+    return isinstance(k, (Array, np.ndarray, list))
+
+
+def getitem(x, key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    arrays = [i for i, k in enumerate(key) if _is_array_index(k)]
+    if not arrays:
+        return _basic(x, key)
+    if len(arrays) > 1:
+        raise IndexError("zcube supports one array index per indexing expression")
+    i = arrays[0]
+    idx = key[i]
+    if isinstance(idx, Array):
+        idx = idx.compute()
+    idx = np.asarray(idx)
+    if idx.dtype == np.bool_:
+        if len(key) == 1 and idx.ndim == 0:  # x[True]: a new axis; x[False]: and empty
+            y = _basic(x, (None,))
+            return y if idx else _basic(y, (slice(0, 0),))
+        if len(key) != 1 or idx.shape != x.shape:
+            raise IndexError(f"a boolean index must cover the whole array (shape {x.shape}), got {idx.shape}")
+        flat = x.reshape((-1,)) if x.ndim != 1 else x
+        pos = np.flatnonzero(idx).astype(np.int64)
+        return _wrap(_zcube.take(flat._node, pos.tobytes(), 0), flat, op="getitem")
+    if idx.dtype.kind not in "iu" or idx.ndim != 1:
+        raise IndexError("an array index must be a 1-D integer array (or a boolean mask)")
+    if any(k is None or k is Ellipsis for k in key):
+        raise IndexError("an array index cannot be combined with None or ...")
+    if len(key) > x.ndim:
+        raise IndexError(f"too many indices for a {x.ndim}-D array")
+    n = x.shape[i]
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"index out of bounds for axis {i} with size {n}")
+    taken = _wrap(_zcube.take(x._node, idx.astype(np.int64).tobytes(), i), x, op="take")
+    rest = tuple(slice(None) if j == i else k for j, k in enumerate(key))
+    return _basic(taken, rest) if any(not (isinstance(k, slice) and k == slice(None)) for k in rest) else taken
+
+
+def _positive_steps(x, key):
+    """Slices with negative steps become a flip of their axis and a positive-step
+    slice (the library's getitem takes positive steps)."""
+    consuming = sum(1 for k in key if k is not None and k is not Ellipsis)
+    axis, flips, out = 0, [], []
+    for k in key:
+        if k is Ellipsis:
+            axis += max(0, x.ndim - consuming)
+        elif isinstance(k, slice) and k.step is not None and operator.index(k.step) < 0 and axis < x.ndim:
+            n = x.shape[axis]
+            r = range(*k.indices(n))
+            flips.append(axis)
+            k = slice(0, 0, 1) if len(r) == 0 else slice(n - 1 - r[0], n - r[-1], -r.step)
+        if k is not None and k is not Ellipsis:
+            axis += 1
+        out.append(k)
+    if not flips:
+        return x, key
+    from ._functions import flip
+    return flip(x, axis=tuple(flips)), tuple(out)
+
+
+def _basic(x, key):
+    x, key = _positive_steps(x, key)
+    entries = [_entry(k) for k in key]
+    if all(e == ("slice", None, None, 1) for e in entries) and len(entries) <= x.ndim:
+        return x
+    return _wrap(_zcube.getitem(x._node, entries), x, op="getitem")
+
+
+def _selected(k, n):
+    """Which of n positions an index entry (int or slice) selects, as a bool vector."""
+    m = np.zeros(n, dtype=bool)
+    if isinstance(k, slice):
+        m[k] = True
+    else:
+        i = operator.index(k)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of bounds for size {n}")
+        m[i] = True
+    return m
+
+
+def setitem(x, key, value):
+    """where(mask, value, x): the mask from a boolean array key or from basic
+    indices; an array value is first spread to x's shape (take along each axis
+    with the position each selected index has in the selection)."""
+    from ._functions import astype, broadcast_to, expand_dims, logical_and, take, where
+    from ._io import from_array
+    if not isinstance(key, tuple):
+        key = (key,)
+    if isinstance(value, np.ndarray):
+        value = from_array(value)
+    if len(key) == 1 and isinstance(key[0], (Array, np.ndarray)) and key[0].dtype == np.bool_:
+        mask = key[0] if isinstance(key[0], Array) else from_array(key[0])
+        if isinstance(value, Array) and value.ndim:
+            raise NotImplementedError("setitem with a boolean mask: only a scalar value")
+        return _cast(where(broadcast_to(mask, x.shape), value, x), x)
+    if any(k is None or _is_array_index(k) for k in key):
+        raise NotImplementedError("setitem: basic indices (ints, slices, ...) or one boolean mask")
+    n_ell = sum(1 for k in key if k is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("at most one ... in an index")
+    if n_ell:
+        i = key.index(Ellipsis)
+        key = key[:i] + (slice(None),) * (x.ndim - len(key) + 1) + key[i + 1:]
+    if len(key) > x.ndim:
+        raise IndexError(f"too many indices for a {x.ndim}-D array")
+    key = key + (slice(None),) * (x.ndim - len(key))
+    vecs = [_selected(k, n) for k, n in zip(key, x.shape)]
+    if any(not v.any() for v in vecs):
+        return x  # nothing selected
+    mask = from_array(np.ones((), dtype=bool))
+    for d, v in enumerate(vecs):
+        if not v.all():
+            mask = logical_and(mask, from_array(v.reshape([x.shape[d] if e == d else 1 for e in range(x.ndim)])))
+    if isinstance(value, Array) and value.ndim:
+        sel_shape = tuple(len(range(*k.indices(n))) for k, n in zip(key, x.shape) if isinstance(k, slice))
+        v = broadcast_to(value, sel_shape) if value.shape != sel_shape else value
+        for d, (k, n) in enumerate(zip(key, x.shape)):
+            if not isinstance(k, slice):
+                v = expand_dims(v, axis=d)
+                pos = np.zeros(n, dtype=np.int64)
+            else:
+                r = range(*k.indices(n))
+                if r == range(n):
+                    continue
+                pos = np.zeros(n, dtype=np.int64)
+                pos[list(r)] = np.arange(len(r))
+            v = take(v, pos, axis=d)
+        value = v
+    return _cast(where(mask, value, x), x)
+
+
+def _cast(out, x):
+    from ._functions import astype, broadcast_to
+    if out.shape != x.shape:
+        out = broadcast_to(out, x.shape)
+    return out if out.dtype == x.dtype else astype(out, x.dtype)
