@@ -13,11 +13,7 @@
 # Usage: bash concurrent.sh <zcube> <tests/data>
 source "$(dirname "$0")/common.bash"
 
-if ! have_numpy; then
-    if [ "${ZC_REQUIRE_ALL:-}" = 1 ]; then echo "FAIL: numpy is required (ZC_REQUIRE_ALL=1)"; exit 1; fi
-    echo "SKIP: numpy not available"
-    exit 77
-fi
+zc_require_python numpy
 
 A=$TMP/a.zarr
 NW=8

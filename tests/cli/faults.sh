@@ -15,11 +15,7 @@
 # ZC_FAULT_LONG=1: N up to 200 (default 4). Usage: bash faults.sh <zcube> <tests/data>
 source "$(dirname "$0")/common.bash"
 
-if ! have_numpy; then
-    if [ "${ZC_REQUIRE_ALL:-}" = 1 ]; then echo "FAIL: numpy is required (ZC_REQUIRE_ALL=1)"; exit 1; fi
-    echo "SKIP: numpy not available"
-    exit 77
-fi
+zc_require_python numpy
 N_MAX=4
 [ "${ZC_FAULT_LONG:-}" = 1 ] && N_MAX=200
 
