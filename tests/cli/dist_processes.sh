@@ -12,7 +12,7 @@ grep -q '"executor": "processes"' "$TMP/rechunk.json" || fail "report lacks the 
 
 # Faults: an I/O error twice (retried, counted), a crash (worker replaced), a straggler (backed up).
 R="$TMP/r.zarr"
-RC_ARGS=(rechunk "$R" --chunks 4,64,64 --allowed-mem 1MB --executor processes --workers 3 --json)
+RC_ARGS=(rechunk "$R" --chunks 4,64,64 --allowed-mem 1MB --codec none --executor processes --workers 3 --json)
 CHECKS=$((CHECKS + 1))
 if ZCUBE_FAULT="fail:op=0,task=3,times=2;crash:op=1,task=9;sleep:op=1,task=200,ms=3000" \
     "$Z" "${RC_ARGS[@]}" -o "$TMP/f1" --work-dir "$TMP/wf1" >"$TMP/f1.json" 2>"$TMP/err"; then
@@ -74,17 +74,17 @@ for i in 1 2 3 4 5 6; do
 done
 # resuming a finished-or-started work directory with another computation is refused
 mkdir -p "$TMP/wx"
-expect_ok rechunk "$R" --chunks 4,64,64 --allowed-mem 1MB --save-plan "$TMP/wx/p.json" -o "$TMP/x0" -q
+expect_ok rechunk "$R" --chunks 4,64,64 --allowed-mem 1MB --codec none --save-plan "$TMP/wx/p.json" -o "$TMP/x0" -q
 "$Z" "${RC_ARGS[@]}" -o "$TMP/kx" --work-dir "$TMP/wkx" >/dev/null 2>&1 &
 pid=$!; sleep 0.2; kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 if [ -e "$TMP/wkx/zcube-plan-summary.json" ]; then
-    expect_fail 1 "holds the plan of another computation" rechunk "$R" --chunks 4,64,32 --allowed-mem 1MB \
+    expect_fail 1 "holds the plan of another computation" rechunk "$R" --chunks 4,64,32 --allowed-mem 1MB --codec none \
         --executor processes --resume --work-dir "$TMP/wkx" -o "$TMP/kx"
 fi
 
 # --save-plan, then `zcube worker` slices by hand (any batch system): identical
 rm -rf "$TMP/sp" "$TMP/wsp"
-if expect_ok rechunk "$R" --chunks 4,64,64 --allowed-mem 1MB --save-plan "$TMP/sp.json" --work-dir "$TMP/wsp" -o "$TMP/sp"; then
+if expect_ok rechunk "$R" --chunks 4,64,64 --allowed-mem 1MB --codec none --save-plan "$TMP/sp.json" --work-dir "$TMP/wsp" -o "$TMP/sp"; then
     grep -q "saved the plan" "$TMP/out" || fail "--save-plan: no message"
     [ ! -e "$TMP/sp/c" ] || fail "--save-plan ran tasks"
     expect_ok worker "$TMP/sp.json" --op 0 --blocks 0:30

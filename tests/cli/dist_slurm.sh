@@ -20,13 +20,13 @@ DIST_RUN=""
 DIST_OPTS="--executor slurm --sbatch-args -O --tasks-per-job 64"
 dist_inputs
 dist_same qm_uv eval 'mean(u*v, axis=0)' --in u="$TMP/u.zarr" --in v="$TMP/v.zarr"
-dist_same rechunk rechunk "$TMP/r.zarr" --chunks 4,64,64 --allowed-mem 1MB
+dist_same rechunk rechunk "$TMP/r.zarr" --chunks 4,64,64 --allowed-mem 1MB --codec none
 dist_same rfft eval 'rfft(u, axis=0)' --in u="$TMP/u.zarr" --allowed-mem 4MB
 dist_same tsqr eval 'svd(a)[1]' --in a="$TMP/a.zarr"
 grep -q '"executor": "slurm"' "$TMP/rechunk.json" || fail "report lacks the executor"
 
 R="$TMP/r.zarr"
-RC_ARGS=(rechunk "$R" --chunks 4,64,64 --allowed-mem 1MB --executor slurm --sbatch-args -O --tasks-per-job 64)
+RC_ARGS=(rechunk "$R" --chunks 4,64,64 --allowed-mem 1MB --codec none --executor slurm --sbatch-args -O --tasks-per-job 64)
 
 # --detach, then zcube status until complete
 if expect_ok "${RC_ARGS[@]}" -o "$TMP/d1" --work-dir "$TMP/wd1" --detach; then
