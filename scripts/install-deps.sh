@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Install what zcube needs to build, test and benchmark, from Debian's packages
 # (zarrita, for the v3 interop tests, comes from npm: tests/interop installs it
-# itself from its package-lock.json). Idempotent: when everything is present it
+# itself from its package-lock.json; so does the S3 server of the store tests,
+# @20minutes/s3rver, in tests/s3). nginx, boto3, fsspec+aiohttp: HTTP/S3 store
+# tests and benchmark. Idempotent: when everything is present it
 # runs no apt at all, so it is quick on a warm machine.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev liblz4-dev
-      zlib1g-dev libdeflate-dev libbz2-dev liburing-dev
+      zlib1g-dev libdeflate-dev libbz2-dev liburing-dev libcurl4-openssl-dev
       libfftw3-dev libopenblas-dev liblapacke-dev
-      python3-numpy python3-zarr python3-dask python3-scipy python3-pytest)
+      python3-numpy python3-zarr python3-dask python3-scipy python3-pytest
+      nginx python3-boto3 python3-fsspec python3-aiohttp curl)
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -152,9 +152,25 @@ TEST(open_urls)
     CHECK_OK(zc_store_open("memory://urls", 0, &s));
     CHECK(s && !strcmp(s->vt->scheme, "memory") && !strcmp(s->url, "memory://urls"));
     zc_store_close(s);
-    CHECK_ERR(zc_store_open("http://example.com/a.zarr", 0, &s), ZC_EUNSUPPORTED, "\"http\"");
+    /* HTTP(S) stores open without a request and are read-only. */
+    CHECK_OK(zc_store_open("http://example.com/a.zarr", 0, &s));
+    CHECK(s && !strcmp(s->vt->scheme, "http") && (s->flags & ZC_STORE_READONLY));
+    CHECK_ERR(store_put(s, "k", "x", 1), ZC_EINVAL, "read-only");
+    zc_store_close(s);
+    CHECK_ERR(zc_store_open("https://example.com/a.zarr", ZC_STORE_CREATE, &s), ZC_EUNSUPPORTED, "read-only");
     CHECK(s == NULL);
-    CHECK_ERR(zc_store_open("s3://bucket/x", 0, &s), ZC_EUNSUPPORTED, "\"s3\"");
+    CHECK_ERR(zc_store_open("ftp://example.com/a", 0, &s), ZC_EUNSUPPORTED, "\"ftp\"");
+    /* S3: credentials from the environment, or anonymous; never in the store's url. */
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("ZCUBE_S3_ANONYMOUS");
+    CHECK_ERR(zc_store_open("s3://bucket/x", 0, &s), ZC_EINVAL, "AWS_ACCESS_KEY_ID");
+    CHECK_ERR(zc_store_open("s3:///x", 0, &s), ZC_EINVAL, "no bucket");
+    setenv("ZCUBE_S3_ANONYMOUS", "1", 1);
+    CHECK_OK(zc_store_open("s3://bucket/x/", 0, &s));
+    CHECK(s && !strcmp(s->vt->scheme, "s3") && !strcmp(s->url, "s3://bucket/x/"));
+    zc_store_close(s);
+    CHECK_ERR(zc_store_open("s3://bucket/x/../y", 0, &s), ZC_EINVAL, "..");
+    unsetenv("ZCUBE_S3_ANONYMOUS");
     CHECK_ERR(zc_store_open("file://", 0, &s), ZC_EINVAL, "no path");
     CHECK_ERR(zc_store_open(NULL, 0, &s), ZC_EINVAL, "NULL");
     CHECK_ERR(zc_store_open(dir, 0x80, &s), ZC_EINVAL, "flags");
