@@ -346,7 +346,8 @@ static int judge(net_xfer *x, CURLcode rc)
     const char *mt = x->method ? x->method : "GET";
     if (x->cut) return 0;
     if (rc != CURLE_OK) {
-        set_fail(x, rc == CURLE_OUT_OF_MEMORY ? ZC_ENOMEM : ZC_EIO, "%s %s: %s", mt, u, curl_easy_strerror(rc));
+        set_fail(x, rc == CURLE_OUT_OF_MEMORY ? ZC_ENOMEM : ZC_EIO, "%s %s: %s%s", mt, u,
+                 rc == CURLE_PARTIAL_FILE ? "body cut short: " : "", curl_easy_strerror(rc));
         return fatal_curl(rc) ? 0 : 1;
     }
     curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->code);
@@ -464,7 +465,8 @@ int net_run(net_pool *p, net_xfer *xs, size_t n)
             x->easy = NULL;
             x->active = false;
             active--;
-            if (again == 2) {
+            if (again == 2) { /* a new request: its own retries */
+                x->attempts = 0;
                 x->not_before_ms = 0;
                 waiting[nwait++] = (size_t)(x - xs);
             } else if (again && x->attempts < c->retries) {
