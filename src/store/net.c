@@ -215,6 +215,12 @@ static size_t on_body(char *s, size_t size, size_t n, void *ud)
     if (b <= ws || a >= we) return len;
     uint64_t lo = a > ws ? a : ws, hi = b < we ? b : we;
     uint64_t need = hi - ws;
+    if (x->sink) {
+        int rc = x->sink(x, lo, (const unsigned char *)s + (lo - a), (size_t)(hi - lo));
+        if (rc < 0) return refuse(x, rc, zc_errmsg());
+        if (need > x->got) x->got = (size_t)need;
+        return len;
+    }
     if (need > x->dcap) {
         if (!x->owned && x->dst) return refuse(x, ZC_EINVAL, "the buffer is too small for the bytes sent");
         uint64_t want = x->want_len != NET_ALL ? x->want_len

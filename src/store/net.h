@@ -54,6 +54,9 @@ struct net_xfer {
     uint64_t want_start, want_len;
     unsigned char *dst;       /* caller's buffer of cap bytes, or NULL: allocated (zc__malloc) */
     size_t cap;
+    /* Or, if set, each piece of the wanted bytes goes here instead of dst (the
+     * object's offset `at`); < 0 aborts the transfer with that status. */
+    int (*sink)(net_xfer *x, uint64_t at, const unsigned char *p, size_t n);
     /* Called when a transfer completed with a 2xx answer: 0 = done, 1 = retry
      * (message set with zc__err), 2 = run again now, not counted (it changed
      * the request), < 0 = fail with that status. */

@@ -1,8 +1,9 @@
 /* store/remote_get.c — a batch of reads as concurrent HTTP GETs.
  *
  * Plain ranges of one key are sorted, and those closer than the store's gap
- * become one ranged GET (a "run") whose bytes are then copied out to each
- * request; a run of one request reads straight into its buffer. A range
+ * become one ranged GET (a "run") whose bytes land straight in each
+ * request's buffer as they arrive (the bytes between are dropped: no buffer
+ * for the whole run, so memory is what the requests ask for). A range
  * counted from the end (shard index) is one suffix-range GET ("-N"); its
  * Content-Range is checked, and a server that answers a suffix range wrongly
  * (s3rver does) or ignores ranges gets one more GET with the explicit range.
@@ -23,6 +24,8 @@
 enum { K_RANGE, K_TO_END, K_SUFFIX, K_WHOLE_BUT, K_HEAD };
 
 typedef struct {
+    store_req *reqs;     /* the batch's */
+    const size_t *order;
     int kind;
     int redo;            /* a suffix answered wrongly was redone with an explicit range */
     uint64_t start, end; /* K_RANGE: the bytes the GET asks for */
@@ -134,6 +137,28 @@ static size_t plan_runs(const remote *r, const store_req *reqs, size_t n, item *
     return nr;
 }
 
+/* A piece of a coalesced run's body: into every request of the run it overlaps. */
+static int scatter(net_xfer *x, uint64_t at, const unsigned char *p, size_t n)
+{
+    run *u = x->ctx;
+    for (size_t k = 0; k < u->count; k++) {
+        store_req *q = &u->reqs[u->order[u->first + k]];
+        uint64_t a = q->offset, b = a + q->length;
+        if (b <= at || a >= at + n) continue;
+        if (!q->data) { /* first bytes: its buffer */
+            if (q->buf && q->buf_cap < q->length)
+                return zc__err(ZC_EINVAL, "buffer of %zu bytes too small for %llu bytes", q->buf_cap,
+                               (unsigned long long)q->length);
+            if (q->length > SIZE_MAX) return zc__err(ZC_ENOMEM, "range of %llu bytes", (unsigned long long)q->length);
+            q->data = q->buf ? q->buf : zc__malloc((size_t)q->length);
+            if (!q->data) return ZC_ENOMEM;
+        }
+        uint64_t lo = a > at ? a : at, hi = b < at + n ? b : at + n;
+        memcpy((unsigned char *)q->data + (lo - a), p + (lo - at), (size_t)(hi - lo));
+    }
+    return 0;
+}
+
 /* Set up the GET (or HEAD) of one run; 0, or a status for all its requests. */
 static int prepare(remote *r, run *u, store_req *reqs, const size_t *order, net_xfer *x)
 {
@@ -148,6 +173,7 @@ static int prepare(remote *r, run *u, store_req *reqs, const size_t *order, net_
         snprintf(x->range, sizeof x->range, "%llu-%llu", (unsigned long long)u->start, (unsigned long long)u->end - 1);
         x->want_start = u->start;
         x->want_len = u->end - u->start;
+        if (!single) x->sink = scatter;
         break;
     case K_TO_END:
         if (u->start) snprintf(x->range, sizeof x->range, "%llu-", (unsigned long long)u->start);
@@ -222,7 +248,7 @@ static void finish(run *u, net_xfer *x, store_req *reqs, const size_t *order)
             case K_RANGE:
                 rc = store_resolve_range(q, u->total, &a, &len);
                 if (rc == 0 && u->count == 1) rc = deliver_take(q, x, len);
-                else if (rc == 0) rc = deliver_copy(q, x->dst + (a - u->start), len);
+                else if (rc == 0) q->size = (size_t)len; /* scatter placed the bytes */
                 break;
             case K_TO_END:
             case K_SUFFIX:
@@ -266,6 +292,10 @@ int remote_get_many(store *s, store_req *reqs, size_t n)
         return zc__err(ZC_ENOMEM, "reading %zu keys from store %s", n, s->url);
     }
     size_t nr = plan_runs(r, reqs, n, items, order, runs);
+    for (size_t k = 0; k < nr; k++) {
+        runs[k].reqs = reqs;
+        runs[k].order = order;
+    }
     char first[ZC_ERRMSG_MAX] = "";
     int first_rc = 0;
     for (size_t b = 0; b < nr; b += SLICE) {

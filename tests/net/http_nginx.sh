@@ -42,7 +42,11 @@ for arr in v2.zarr v3s.zarr grp/x; do
     same $arr "-1"
 done
 same v3s.zarr "33:95,10:60"
-expect_ok get "$U/v2.zarr" -o "$TMP/z.npy"
+ZCUBE_IO_COALESCE_GAP=0 same v3s.zarr "33:95,10:60"         # one GET per inner chunk
+ZCUBE_IO_COALESCE_GAP=100000000 same v3s.zarr "1:129:9,::7"  # a shard's chunks in one GET
+expect_ok get "$U/v2.zarr" -o "$TMP/z.npy" --io-concurrency 1
+expect_ok get --io-concurrency=200 "$U/v2.zarr" -o "$TMP/z.npy"
+expect_fail 2 "--io-concurrency" get "$U/v2.zarr" -o "$TMP/z.npy" --io-concurrency 0
 "$PY" -c "import sys, zarr, numpy as np; a=np.load('$TMP/z.npy'); b=zarr.open('$W/v2.zarr')[:];
 sys.exit(0 if a.dtype==b.dtype and np.array_equal(a,b) else 1)" || fail "http read differs from zarr-python's"
 expect_ok info "$U/v3s.zarr"
