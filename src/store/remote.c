@@ -16,6 +16,7 @@ int remote_init(remote *r, const store_vtable *vt, const char *url, unsigned fla
     ZC_TRY(net_pool_init(&r->net, conf));
     r->base.vt = vt; /* from here on the caller closes r on failure */
     r->base.flags = flags;
+    r->base.io_depth = (unsigned)conf->concurrency;
     r->base.url = zc__strdup(url);
     r->base_url = zc__strdup(base_url);
     if (!r->base.url || !r->base_url) return ZC_ENOMEM;
