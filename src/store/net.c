@@ -244,24 +244,6 @@ static size_t on_body(char *s, size_t size, size_t n, void *ud)
     return len;
 }
 
-static size_t on_upload(char *buf, size_t size, size_t n, void *ud)
-{
-    net_xfer *x = ud;
-    size_t k = x->body_len - x->up_pos;
-    if (k > size * n) k = size * n;
-    memcpy(buf, (const char *)x->body + x->up_pos, k);
-    x->up_pos += k;
-    return k;
-}
-
-static int on_seek(void *ud, curl_off_t off, int origin)
-{
-    net_xfer *x = ud;
-    if (origin != SEEK_SET || off < 0 || (uint64_t)off > x->body_len) return CURL_SEEKFUNC_CANTSEEK;
-    x->up_pos = (size_t)off;
-    return CURL_SEEKFUNC_OK;
-}
-
 /* ------------------------------------------------------------ the loop */
 
 static void set_fail(net_xfer *x, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -290,7 +272,6 @@ static int start(net_pool *p, CURLM *m, net_xfer *x, CURL *e)
     x->etag[0] = 0;
     x->errbody[0] = 0;
     x->errlen = 0;
-    x->up_pos = 0;
     x->cut = false;
     x->status = 0;
     curl_easy_setopt(e, CURLOPT_URL, x->url);
@@ -314,13 +295,10 @@ static int start(net_pool *p, CURLM *m, net_xfer *x, CURL *e)
     const char *mt = x->method ? x->method : "GET";
     if (!strcmp(mt, "HEAD")) {
         curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-    } else if (!strcmp(mt, "PUT")) {
-        curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)x->body_len);
-        curl_easy_setopt(e, CURLOPT_READFUNCTION, on_upload);
-        curl_easy_setopt(e, CURLOPT_READDATA, x);
-        curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, on_seek);
-        curl_easy_setopt(e, CURLOPT_SEEKDATA, x);
+    } else if (!strcmp(mt, "PUT")) { /* the body from memory: no "Expect: 100-continue" round trip below 1 MiB */
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body_len);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body ? x->body : "");
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "PUT");
     } else if (!strcmp(mt, "POST")) {
         curl_easy_setopt(e, CURLOPT_POST, 1L);
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body_len);

@@ -76,7 +76,6 @@ struct net_xfer {
     uint64_t body_pos;        /* absolute offset of the next body byte */
     uint64_t eff_start;       /* want_start, or the first body byte's offset when that is NET_ALL */
     size_t dcap;              /* capacity of dst */
-    size_t up_pos;            /* upload position */
     size_t errlen;
     int attempts;
     int64_t not_before_ms;

@@ -36,6 +36,7 @@ void remote_fini(remote *r)
 {
     net_pool_destroy(&r->net);
     curl_slist_free_all(r->hdrs);
+    curl_slist_free_all(r->put_hdrs);
     zc__free(r->base_url);
     zc__free(r->base.url);
 }

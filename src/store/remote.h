@@ -14,6 +14,7 @@ typedef struct remote {
     net_pool net;
     char *base_url;           /* ends with '/'; keys are appended */
     struct curl_slist *hdrs;  /* headers every request carries (S3: x-amz-content-sha256, token) */
+    struct curl_slist *put_hdrs; /* those and a Content-Type for PUTs (S3) */
     uint64_t gap;             /* coalesce ranges of a key this close (ZCUBE_IO_COALESCE_GAP, default 1 MiB) */
     uint64_t span_max;        /* but no merged GET longer than this (16 MiB or 4 x gap) */
 } remote;

@@ -125,30 +125,33 @@ static int configure(s3_store *t, const char *bucket, net_conf *conf)
 }
 
 /* Headers every request carries: the payload hash SigV4 needs (libcurl does
- * not add it) and the session token. */
-static int headers(remote *r, bool signing)
+ * not add it) and the session token; PUTs also say what they send (else
+ * libcurl sends a form's Content-Type). */
+static struct curl_slist *header_list(bool signing, bool put)
 {
-    struct curl_slist *h = curl_slist_append(NULL, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+    struct curl_slist *h = curl_slist_append(NULL, "x-amz-content-sha256: UNSIGNED-PAYLOAD"), *h2 = h;
     const char *token = env("AWS_SESSION_TOKEN");
     if (h && token && signing) {
         size_t n = strlen(token) + 32;
         char *line = zc__malloc(n);
-        struct curl_slist *h2 = NULL;
+        h2 = NULL;
         if (line) {
             snprintf(line, n, "x-amz-security-token: %s", token);
             h2 = curl_slist_append(h, line);
             memset(line, 0, n);
             zc__free(line);
         }
-        if (!h2) {
-            curl_slist_free_all(h);
-            return ZC_ENOMEM;
-        }
-        h = h2;
     }
-    if (!h) return ZC_ENOMEM;
-    r->hdrs = h;
-    return 0;
+    if (h2 && put) h2 = curl_slist_append(h, "Content-Type: application/octet-stream");
+    if (!h2) curl_slist_free_all(h);
+    return h2 ? h : NULL;
+}
+
+static int headers(remote *r, bool signing)
+{
+    r->hdrs = header_list(signing, false);
+    r->put_hdrs = header_list(signing, true);
+    return r->hdrs && r->put_hdrs ? 0 : ZC_ENOMEM;
 }
 
 int store_s3_open(const char *url, unsigned flags, store **out)

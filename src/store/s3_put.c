@@ -40,7 +40,7 @@ static int run1(remote *r, net_xfer *x)
 
 static int put_single(remote *r, const char *key, const void *data, size_t size)
 {
-    net_xfer x = {.method = "PUT", .hdrs = r->hdrs, .body = data, .body_len = size, .want_len = NET_ALL};
+    net_xfer x = {.method = "PUT", .hdrs = r->put_hdrs, .body = data, .body_len = size, .want_len = NET_ALL};
     if (!(x.url = remote_url(r, key, NULL))) return ZC_ENOMEM;
     int rc = run1(r, &x);
     net_xfer_release(&x);
@@ -77,7 +77,7 @@ static int mp_parts(s3_store *t, const char *key, const char *qid, const unsigne
         char q[640];
         snprintf(q, sizeof q, "?partNumber=%zu&uploadId=%s", built + 1, qid);
         size_t off = built * (size_t)t->part_size;
-        xs[built] = (net_xfer){.method = "PUT", .hdrs = r->hdrs, .body = data + off,
+        xs[built] = (net_xfer){.method = "PUT", .hdrs = r->put_hdrs, .body = data + off,
                                .body_len = size - off < t->part_size ? size - off : (size_t)t->part_size,
                                .want_len = NET_ALL};
         if (!(xs[built].url = remote_url(r, key, q))) rc = ZC_ENOMEM;
