@@ -182,7 +182,8 @@ int store_s3_open(const char *url, unsigned flags, store **out)
     memcpy(bucket, b, blen);
     bucket[blen] = 0;
     memcpy(t->prefix, p, plen);
-    memcpy(t->prefix + plen, "/", plen ? 2 : 1);
+    memcpy(t->prefix + plen, "/", 2);
+    if (!plen) t->prefix[0] = 0; /* the bucket's root: "" */
     net_conf conf = {0};
     int rc = configure(t, bucket, &conf);
     zc__free(bucket);
