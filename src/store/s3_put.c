@@ -11,7 +11,10 @@
 
 int s3_body_error(const net_xfer *x, const char *what)
 {
-    const char *body = x->owned && x->dst ? (const char *)x->dst : x->errbody;
+    char body[NET_ERRBODY_MAX]; /* the body is not NUL-ended: its start, with an end */
+    size_t n = x->got < sizeof body - 1 ? x->got : sizeof body - 1;
+    if (x->dst && n) memcpy(body, x->dst, n);
+    body[x->dst ? n : 0] = 0;
     if (!strstr(body, "<Error>")) return 0;
     const char *pos = body;
     bool oom = false;
