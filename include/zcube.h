@@ -156,13 +156,18 @@ typedef struct zc_store zc_store;
 #define ZC_STORE_CREATE 2u   /* create the root folder if absent */
 
 /**
- * Open a store. `url` is a local path, "file://PATH", or "memory://NAME"
+ * Open a store. `url` is a local path, "file://PATH", "memory://NAME"
  * (a process-wide in-memory store; the same NAME gives the same data, created
- * empty on first open, freed when its last handle closes).
+ * empty on first open, freed when its last handle closes), "s3://BUCKET/PREFIX"
+ * (read and write; credentials and endpoint from AWS_* variables) or
+ * "http://..." / "https://..." (read-only, no listing); see docs/stores.md.
+ * Opening an S3 or HTTP store sends no request: a missing bucket or a wrong
+ * key shows on first use, with the URL and the server's answer.
  * A store handle may be used from several threads at once.
  * CONSTRUCTOR: zc_store; DESTRUCTOR: zc_store_close.
  * @return 0, ZC_ENOENT (no such folder and no ZC_STORE_CREATE), ZC_EUNSUPPORTED
- *         (unknown scheme, named), ZC_EINVAL (unknown flags, path not a folder),
+ *         (unknown scheme, named; ZC_STORE_CREATE on HTTP), ZC_EINVAL (unknown
+ *         flags, path not a folder, no S3 credentials, a bad ZCUBE_* setting),
  *         ZC_EIO, ZC_ENOMEM.
  */
 ZC_API int zc_store_open(const char *url, unsigned flags, zc_store **out);

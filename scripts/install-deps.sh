@@ -5,6 +5,8 @@
 # here: scripts/test.sh runs them with ZC_REQUIRE_ALL=1, where a missing
 # dependency fails the test instead of skipping it. Idempotent: when everything
 # is present it runs no apt and no npm at all, so it is quick on a warm machine.
+# @20minutes/s3rver (the S3 server of the net tests) from npm into tests/s3.
+# nginx, boto3, fsspec+aiohttp, curl: HTTP/S3 store tests and benchmark.
 set -euo pipefail
 # (time: /usr/bin/time -v measures peak RSS in tests/cli/fft.sh)
 pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev liblz4-dev
@@ -16,7 +18,9 @@ pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev l
       python3-networkx python3-tenacity python3-mypy-extensions python3-aiostream python3-rich
       python3-toolz python3-fsspec python3-psutil python3-cloudpickle
       # the Python module, its tests (pip into a venv, PyTorch, xarray)
-      python3-dev python3-venv python3-setuptools python3-wheel python3-pip python3-torch python3-xarray)
+      python3-dev python3-venv python3-setuptools python3-wheel python3-pip python3-torch python3-xarray
+      # the HTTP/S3 stores (libcurl) and their tests and benchmark
+      libcurl4-openssl-dev nginx python3-boto3 python3-aiohttp curl)
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -59,5 +63,10 @@ interop=$(cd "$(dirname "$0")/../tests/interop" && pwd)
 if [ ! -f "$interop/node_modules/zarrita/package.json" ]; then
     echo "install-deps: installing zarrita into $interop/node_modules (npm ci)"
     (cd "$interop" && npm ci --no-audit --no-fund)
+fi
+s3dir=$(cd "$(dirname "$0")/../tests/s3" && pwd)
+if [ ! -f "$s3dir/node_modules/@20minutes/s3rver/package.json" ]; then
+    echo "install-deps: installing @20minutes/s3rver into $s3dir/node_modules (npm ci)"
+    (cd "$s3dir" && npm ci --no-audit --no-fund)
 fi
 echo "install-deps: all present"

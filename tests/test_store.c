@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "harness.h"
 #include "store/fs.h"
+#include "store/s3.h"
 #include "store/store.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -164,9 +165,25 @@ TEST(open_urls)
     CHECK_OK(zc_store_open("memory://urls", 0, &s));
     CHECK(s && !strcmp(s->vt->scheme, "memory") && !strcmp(s->url, "memory://urls"));
     zc_store_close(s);
-    CHECK_ERR(zc_store_open("http://example.com/a.zarr", 0, &s), ZC_EUNSUPPORTED, "\"http\"");
+    /* HTTP(S) stores open without a request and are read-only. */
+    CHECK_OK(zc_store_open("http://example.com/a.zarr", 0, &s));
+    CHECK(s && !strcmp(s->vt->scheme, "http") && (s->flags & ZC_STORE_READONLY));
+    CHECK_ERR(store_put(s, "k", "x", 1), ZC_EINVAL, "read-only");
+    zc_store_close(s);
+    CHECK_ERR(zc_store_open("https://example.com/a.zarr", ZC_STORE_CREATE, &s), ZC_EUNSUPPORTED, "read-only");
     CHECK(s == NULL);
-    CHECK_ERR(zc_store_open("s3://bucket/x", 0, &s), ZC_EUNSUPPORTED, "\"s3\"");
+    CHECK_ERR(zc_store_open("ftp://example.com/a", 0, &s), ZC_EUNSUPPORTED, "\"ftp\"");
+    /* S3: credentials from the environment, or anonymous; never in the store's url. */
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("ZCUBE_S3_ANONYMOUS");
+    CHECK_ERR(zc_store_open("s3://bucket/x", 0, &s), ZC_EINVAL, "AWS_ACCESS_KEY_ID");
+    CHECK_ERR(zc_store_open("s3:///x", 0, &s), ZC_EINVAL, "no bucket");
+    setenv("ZCUBE_S3_ANONYMOUS", "1", 1);
+    CHECK_OK(zc_store_open("s3://bucket/x/", 0, &s));
+    CHECK(s && !strcmp(s->vt->scheme, "s3") && !strcmp(s->url, "s3://bucket/x/"));
+    zc_store_close(s);
+    CHECK_ERR(zc_store_open("s3://bucket/x/../y", 0, &s), ZC_EINVAL, "..");
+    unsetenv("ZCUBE_S3_ANONYMOUS");
     CHECK_ERR(zc_store_open("file://", 0, &s), ZC_EINVAL, "no path");
     CHECK_ERR(zc_store_open(NULL, 0, &s), ZC_EINVAL, "NULL");
     CHECK_ERR(zc_store_open(dir, 0x80, &s), ZC_EINVAL, "flags");
@@ -176,6 +193,64 @@ TEST(open_urls)
     CHECK_ERR(zc_store_open(url, 0, &s), ZC_ENOENT, "x://y");
     zc_store_close(NULL);
     rmtree(dir);
+}
+
+/* Where an s3:// store sends its requests: path-style with an endpoint,
+ * virtual-hosted on AWS, either by ZCUBE_S3_ADDRESSING; keys and prefixes
+ * percent-encoded; bad settings refused by name. No request is sent. */
+#define CHECK_STR(got, want)                                                        \
+    do {                                                                            \
+        const char *g_ = (got);                                                     \
+        if (!g_ || strcmp(g_, want)) fprintf(stderr, "got \"%s\", want \"%s\"\n", g_ ? g_ : "(null)", want); \
+        CHECK(g_ && !strcmp(g_, want));                                             \
+    } while (0)
+
+TEST(s3_addressing)
+{
+    static const char *const vars[] = {"AWS_ENDPOINT_URL", "ZCUBE_S3_ADDRESSING", "AWS_REGION", "AWS_DEFAULT_REGION",
+                                       "ZCUBE_S3_ANONYMOUS", "ZCUBE_IO_RETRIES", "ZCUBE_IO_COALESCE_GAP"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) unsetenv(vars[i]);
+    setenv("AWS_ACCESS_KEY_ID", "AKID", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "SECRETKEY", 1);
+    zc_store *s = NULL;
+    CHECK_OK(zc_store_open("s3://bk/a b/c+d", 0, &s));
+    s3_store *t = (s3_store *)s;
+    CHECK_STR(t->r.base_url, "https://bk.s3.us-east-1.amazonaws.com/a%20b/c%2Bd/");
+    CHECK_STR(t->bucket_url, "https://bk.s3.us-east-1.amazonaws.com/");
+    CHECK_STR(t->prefix, "a b/c+d/");
+    char *u = remote_url(&t->r, "x/é~.0", "?q=1");
+    CHECK_STR(u, "https://bk.s3.us-east-1.amazonaws.com/a%20b/c%2Bd/x/%C3%A9~.0?q=1");
+    zc__free(u);
+    CHECK(strstr(s->url, "SECRETKEY") == NULL && s->io_depth == 64);
+    zc_store_close(s);
+    setenv("AWS_DEFAULT_REGION", "eu-west-3", 1);
+    setenv("ZCUBE_S3_ADDRESSING", "path", 1);
+    CHECK_OK(zc_store_open("s3://bk", 0, &s));
+    CHECK_STR(((s3_store *)s)->r.base_url, "https://s3.eu-west-3.amazonaws.com/bk/");
+    zc_store_close(s);
+    unsetenv("ZCUBE_S3_ADDRESSING");
+    setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9000/", 1);
+    setenv("ZCUBE_IO_CONCURRENCY", "8", 1);
+    CHECK_OK(zc_store_open("s3://bk/p", 0, &s));
+    CHECK_STR(((s3_store *)s)->r.base_url, "http://127.0.0.1:9000/bk/p/");
+    CHECK_STR(((s3_store *)s)->bucket_url, "http://127.0.0.1:9000/bk");
+    CHECK(s->io_depth == 8);
+    zc_store_close(s);
+    setenv("ZCUBE_S3_ADDRESSING", "virtual", 1);
+    CHECK_OK(zc_store_open("s3://bk/p", 0, &s));
+    CHECK_STR(((s3_store *)s)->r.base_url, "http://bk.127.0.0.1:9000/p/");
+    zc_store_close(s);
+    setenv("ZCUBE_S3_ADDRESSING", "sideways", 1);
+    CHECK_ERR(zc_store_open("s3://bk/p", 0, &s), ZC_EINVAL, "ZCUBE_S3_ADDRESSING");
+    unsetenv("ZCUBE_S3_ADDRESSING");
+    setenv("ZCUBE_IO_RETRIES", "lots", 1);
+    CHECK_ERR(zc_store_open("s3://bk/p", 0, &s), ZC_EINVAL, "ZCUBE_IO_RETRIES");
+    CHECK_ERR(zc_store_open("http://h/p", 0, &s), ZC_EINVAL, "ZCUBE_IO_RETRIES");
+    unsetenv("ZCUBE_IO_RETRIES");
+    setenv("ZCUBE_IO_COALESCE_GAP", "-1", 1);
+    CHECK_ERR(zc_store_open("s3://bk/p", 0, &s), ZC_EINVAL, "ZCUBE_IO_COALESCE_GAP");
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) unsetenv(vars[i]);
+    unsetenv("ZCUBE_IO_CONCURRENCY");
 }
 
 TEST(fs_open_missing_and_create)

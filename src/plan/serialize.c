@@ -97,6 +97,10 @@ static int store_url(zc_store *st, char *buf, size_t size)
 {
     if (!strncmp(st->url, "memory://", 9))
         return zc__err(ZC_EUNSUPPORTED, "store '%s' lives in this process's memory: workers cannot reach it", st->url);
+    if (strstr(st->url, "://") && strncmp(st->url, "file://", 7)) { /* s3://, http(s)://: absolute already */
+        snprintf(buf, size, "%s", st->url);
+        return 0;
+    }
     const char *path = !strncmp(st->url, "file://", 7) ? st->url + 7 : st->url;
     char real[PATH_MAX];
     if (!realpath(path, real)) return zc__err_sys(errno, "resolving store path '%s'", path);

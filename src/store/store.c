@@ -1,40 +1,13 @@
-/* store/store.c — zc_store_open/close (dispatch by URL) and the store_*
+/* store/store.c — zc_store_close (zc_store_open is in url.c) and the store_*
  * wrappers every other layer calls: they check keys and the read-only flag
  * before a backend sees a request, and name the key and store in errors. */
-#include <ctype.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
 
 #include "core/error.h"
 #include "store/store.h"
-
-int zc_store_open(const char *url, unsigned flags, zc_store **out)
-{
-    zc__err_clear();
-    if (!out) return zc__err(ZC_EINVAL, "zc_store_open: out is NULL");
-    *out = NULL;
-    if (!url) return zc__err(ZC_EINVAL, "zc_store_open: url is NULL");
-    if (flags & ~(ZC_STORE_READONLY | ZC_STORE_CREATE))
-        return zc__err(ZC_EINVAL, "zc_store_open: unknown flags 0x%x", flags & ~(ZC_STORE_READONLY | ZC_STORE_CREATE));
-    /* "scheme://rest" when the part before "://" is a URL scheme; else a path. */
-    const char *sep = strstr(url, "://");
-    bool is_url = sep && sep > url && isalpha((unsigned char)url[0]);
-    for (const char *c = url; is_url && c < sep; c++)
-        if (!isalnum((unsigned char)*c) && *c != '+' && *c != '-' && *c != '.') is_url = false;
-    if (!is_url) return store_fs_open(url, flags, out);
-    size_t slen = (size_t)(sep - url);
-    const char *rest = sep + 3;
-    if (slen == 4 && !strncasecmp(url, "file", 4)) {
-        if (!*rest) return zc__err(ZC_EINVAL, "store url \"%s\" has no path", url);
-        return store_fs_open(rest, flags, out);
-    }
-    if (slen == 6 && !strncasecmp(url, "memory", 6)) return store_mem_open(rest, flags, out);
-    return zc__err(ZC_EUNSUPPORTED, "unsupported store scheme \"%.*s\" in \"%s\" (supported: a path, file://, memory://)",
-                   (int)slen, url, url);
-}
 
 void zc_store_close(zc_store *s)
 {

@@ -85,6 +85,8 @@ struct zc_store {
     const store_vtable *vt;
     unsigned flags;     /* ZC_STORE_* */
     char *url;          /* as opened, for messages */
+    unsigned io_depth;  /* requests the store wants in flight at once: 0 = local (few suffice, a
+                         * round trip is cheap); HTTP/S3: --io-concurrency (each costs a latency) */
 };
 
 #define STORE_KEY_MAX 4096 /* longest key, in bytes */

@@ -38,6 +38,10 @@ static void usage(FILE *f)
             "  zcube --version        versions of the tool and library\n"
             "  --fsync                (any command) make every write durable: file, rename, folder synced\n"
             "\n"
+            "Every command also takes --io-concurrency N: HTTP/S3 transfers in flight\n"
+            "per batch (default 64; same as ZCUBE_IO_CONCURRENCY). Paths may be URLs:\n"
+            "file://, s3://BUCKET/PREFIX, http(s)://... (see docs/stores.md).\n"
+            "\n"
             "Exit status: 0 success, 1 failure, 2 bad command line.\n");
 }
 
@@ -75,6 +79,35 @@ static int take_fsync(int argc, char **argv)
     return k;
 }
 
+/* Take "--io-concurrency N" (or "=N") out of the command's arguments: it is
+ * every command's, and reaches the stores as ZCUBE_IO_CONCURRENCY. */
+static int io_concurrency(int *argc, char **argv)
+{
+    for (int i = 1; i < *argc; i++) {
+        const char *v = NULL;
+        int take = 0;
+        if (!strcmp(argv[i], "--")) break;
+        if (!strcmp(argv[i], "--io-concurrency")) {
+            if (i + 1 >= *argc) return cli_fail(CLI_EXIT_USAGE, "--io-concurrency needs a value");
+            v = argv[i + 1];
+            take = 2;
+        } else if (!strncmp(argv[i], "--io-concurrency=", 17)) {
+            v = argv[i] + 17;
+            take = 1;
+        }
+        if (!take) continue;
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (!*v || *end || n < 1 || n > 1024)
+            return cli_fail(CLI_EXIT_USAGE, "--io-concurrency '%.40s': expected an integer from 1 to 1024", v);
+        setenv("ZCUBE_IO_CONCURRENCY", v, 1);
+        memmove(argv + i, argv + i + take, (size_t)(*argc - i - take + 1) * sizeof *argv);
+        *argc -= take;
+        i--;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     /* A closed pipe on stdout (`zcube get -o - | head -c 10`) becomes an EPIPE
@@ -97,7 +130,10 @@ int main(int argc, char **argv)
     }
     cli_set_command(c->name);
     argc = take_fsync(argc, argv);
-    int rc = c->run(argc - 1, argv + 1);
+    int nargs = argc - 1;
+    int rc = io_concurrency(&nargs, argv + 1);
+    if (rc) return rc;
+    rc = c->run(nargs, argv + 1);
     if (fflush(stdout) != 0 && rc == 0) rc = cli_fail(CLI_EXIT_RUNTIME, "writing to standard output failed");
     return rc;
 }

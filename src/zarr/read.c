@@ -48,6 +48,7 @@
 
 #define GROUP_MAX 64
 #define GROUP_BYTES ((size_t)12 << 20)
+#define REMOTE_GROUP_BYTES ((size_t)64 << 20) /* HTTP/S3: more requests in flight per group (each a round trip) */
 #define MAX_RANGES 8 /* byte ranges per uncompressed unit */
 #define TWO_STEP_MIN ((size_t)256 << 10) /* blosc chunks this big: read a part's blocks only */
 #define PREFIX ((size_t)4096)            /* first read of such a part: header + block starts */
@@ -535,9 +536,10 @@ static int read_group(void *vctx, size_t g, int slot)
                 reqs[nreq].length = hi[i] - lo[i];
                 arena_need += hi[i] - lo[i];
             }
-        } else if (r->blosc && !whole && hi[i] - lo[i] <= a->rchunk_nbytes / 2) {
+        } else if (r->blosc && !whole && hi[i] - lo[i] <= a->rchunk_nbytes / 2 && !a->st->io_depth) {
             /* a small part of a big blosc chunk: its header and block starts
-             * first (read_blocks fetches the blocks it needs) */
+             * first (read_blocks fetches the blocks it needs); not on HTTP/S3,
+             * where the second round trip costs more than the bytes saved */
             uint64_t len = reqs[nreq].length;
             reqs[nreq].length = len != STORE_TO_END && len < PREFIX ? len : PREFIX;
             arena_need += (size_t)reqs[nreq].length;
@@ -912,7 +914,7 @@ int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size,
     r.zstd = !r.identity && codecs_zstd_alone(a);
     /* plain reads map only big chunks: for small ones a mapping, its page
      * faults and dropping its pages cost more than a batched read */
-    r.map_chunks = !a->m.sharded && (r.identity ? !(flags & ZARR_READ_MAP) && a->rchunk_nbytes >= MAP_MIN
+    r.map_chunks = !a->m.sharded && !a->st->io_depth && (r.identity ? !(flags & ZARR_READ_MAP) && a->rchunk_nbytes >= MAP_MIN
                                                 : (flags & ZARR_READ_MAP) || a->rchunk_nbytes >= MAP_MIN);
     r.drop_maps = r.map_chunks && (flags & ZARR_READ_DROP);
     r.drop_whole = r.map_chunks && !(flags & ZARR_READ_MAP);
@@ -948,6 +950,10 @@ int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size,
      * in memory at once: small groups reuse the same cached blocks, big ones
      * take fresh pages from the kernel, a page fault per 4 KiB) */
     size_t per = r.s.nchunks / ((size_t)nslots * 4), by_bytes = GROUP_BYTES / (a->rchunk_nbytes ? a->rchunk_nbytes : 1);
+    if (a->st->io_depth) { /* remote: fewer, bigger groups, so that many requests are in flight */
+        per = r.s.nchunks / (size_t)nslots;
+        by_bytes = REMOTE_GROUP_BYTES / (a->rchunk_nbytes ? a->rchunk_nbytes : 1);
+    }
     if (per > by_bytes) per = by_bytes;
     r.group = per < 1 ? 1 : per > GROUP_MAX ? GROUP_MAX : per;
     if (r.scatter && r.map_chunks && !a->m.sharded && nslots > 1 && r.s.nchunks <= SPLIT_UNITS) {

@@ -1,0 +1,96 @@
+#!/bin/bash
+# bench/http_bench.sh — reading arrays over HTTP with 20 ms of latency per
+# request: zcube against zarr-python 2.13 + fsspec's HTTP filesystem
+# (aiohttp) and against parallel curl transfers of the same objects, all
+# from one nginx on loopback through tests/net/faultproxy.py --latency-ms 20
+# (no faults). Prints one JSON object per case; checksums must agree (fatal
+# otherwise).
+#
+#   usage: bash bench/http_bench.sh [BUILD_DIR]      (default: build)
+#   BENCH_SCALE  1 = (256, 1024, 1024) float32 = 1 GiB (default 1)
+#   BENCH_REPS   whole-read repetitions, best kept (default 2)
+#   BENCH_WORKERS threads issuing the 1,000 crops, both sides (default 16)
+#
+# Arrays: lz4.zarr (v2, blosc-lz4, 4 MiB chunks, zarr-python wrote it),
+# sharded.zarr (v3: the same values in 256 KiB blosc-lz4 inner chunks, 64 MiB
+# shards, zcube copy wrote it) and small.zarr (v2, the same inner chunks,
+# unsharded: zarr-python 2.13 cannot read shards, so its crops read this).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+scale=${BENCH_SCALE:-1}
+reps=${BENCH_REPS:-2}
+workers=${BENCH_WORKERS:-16}
+PY=/usr/bin/python3
+source "$root/tests/net/servers.bash"
+net_need nginx zarr
+"$PY" -c 'import fsspec, aiohttp' || { echo "http_bench: needs python3-fsspec and python3-aiohttp" >&2; exit 1; }
+make -C "$build" -j2 bench_http zcube_cli >&2
+data=$(mktemp -d /tmp/zcube-http-bench.XXXXXX)
+trap 'net_stop_all; rm -rf "$data"' EXIT
+chmod 755 "$data"
+log() { echo "http_bench: $*" >&2; }
+log "generating (scale $scale) in $data"
+"$PY" "$root/bench/http_ref.py" gen "$data" "$scale"
+"$build/zcube" copy "$data/small.zarr" "$data/sharded.zarr" --zarr-format 3 --chunks 1,256,256 \
+    --shards 16,1024,1024 --codec blosc:lz4:5
+chmod -R a+rX "$data"
+nginx_start "$data"
+proxy_start "$NGINX_PORT" --latency-ms 20
+U=http://127.0.0.1:$PROXY_PORT
+
+best() { # best of $reps: prints the JSON of the fastest run
+    local b="" s=1e99 out
+    for ((r = 0; r < reps; r++)); do
+        out=$("$@")
+        t=$("$PY" -c "import json,sys; print(json.loads(sys.argv[1])['seconds'])" "$out")
+        if "$PY" -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$t" "$s"; then
+            s=$t
+            b=$out
+        fi
+    done
+    echo "$b"
+}
+
+curl_all() { # parallel curl of every object of array $1 (64 at once, like zcube's default)
+    local cfg=$data/curl.cfg
+    (cd "$data/$1" && find . -type f | sed "s|^\./||" | sort) |
+        awk -v u="$U/$1/" '{print "url = \"" u $0 "\"\noutput = \"/dev/null\""}' >"$cfg"
+    local t0 t1
+    t0=$(date +%s.%N)
+    curl -s --no-progress-meter --fail --parallel --parallel-max 64 -K "$cfg"
+    t1=$(date +%s.%N)
+    local bytes
+    bytes=$(du -sb --apparent-size "$data/$1" | cut -f1)
+    "$PY" -c "import json,sys; print(json.dumps({'seconds': round($t1 - $t0, 4), 'bytes_on_wire': $bytes}))"
+}
+
+report() { # report CASE ZCUBE_JSON REF_JSON REF_NAME
+    "$PY" - "$@" <<'PY'
+import json, sys
+case, z, ref, name = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
+if "checksum" in ref and ref["checksum"] != z["checksum"]:
+    sys.exit("http_bench: %s: checksum mismatch: zcube %d, %s %d" % (case, z["checksum"], name, ref["checksum"]))
+print(json.dumps({"case": case, "reference": name, "zcube_s": z["seconds"], "ref_s": ref["seconds"],
+                  "ratio": round(ref["seconds"] / z["seconds"], 2), "zcube_cpu_s": z["cpu_s"],
+                  "ref_cpu_s": ref.get("cpu_s"), "bytes": z["bytes"]}))
+PY
+}
+
+log "whole lz4.zarr"
+z=$(best "$build/bench/bench_http" "$U/lz4.zarr")
+zp=$(best "$PY" "$root/bench/http_ref.py" zarr "$U/lz4.zarr")
+cu=$(best curl_all lz4.zarr)
+report whole_lz4 "$z" "$zp" zarr-python+fsspec
+report whole_lz4 "$z" "$cu" parallel-curl
+log "whole sharded.zarr"
+zs=$(best "$build/bench/bench_http" "$U/sharded.zarr")
+"$PY" -c "import json,sys; a,b=json.loads(sys.argv[1]),json.loads(sys.argv[2]); sys.exit(0 if a['checksum']==b['checksum'] else 'sharded and lz4 arrays read differently')" "$z" "$zs"
+cs=$(best curl_all sharded.zarr)
+report whole_sharded "$zs" "$cs" parallel-curl
+log "1,000 crops"
+zc=$("$build/bench/bench_http" "$U/sharded.zarr" --regions "$data/regions.txt" --workers "$workers")
+zr1=$("$PY" "$root/bench/http_ref.py" zarr "$U/small.zarr" "$data/regions.txt" 1)
+zrw=$("$PY" "$root/bench/http_ref.py" zarr "$U/small.zarr" "$data/regions.txt" "$workers")
+report crops_sharded "$zc" "$zr1" "zarr-python+fsspec (v2, same inner chunks), one crop at a time"
+report crops_sharded "$zc" "$zrw" "zarr-python+fsspec (v2, same inner chunks), $workers threads"

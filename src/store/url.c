@@ -1,0 +1,53 @@
+/* store/url.c — zc_store_open: one table of URL schemes. A plain path (no
+ * "scheme://" in front) is a folder; every other URL goes to its scheme's row. */
+#include <ctype.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/error.h"
+#include "store/url.h"
+
+typedef struct {
+    const char *scheme;
+    bool whole_url; /* the backend takes the whole URL, not the part after "://" */
+    int (*open)(const char *url, unsigned flags, store **out);
+} scheme_row;
+
+static int open_file(const char *rest, unsigned flags, store **out)
+{
+    if (!*rest) return zc__err(ZC_EINVAL, "store url \"file://\" has no path");
+    return store_fs_open(rest, flags, out);
+}
+
+static const scheme_row schemes[] = {
+    {"file", false, open_file},
+    {"memory", false, store_mem_open},
+    {"s3", true, store_s3_open},
+    {"http", true, store_http_open},
+    {"https", true, store_http_open},
+};
+
+int zc_store_open(const char *url, unsigned flags, zc_store **out)
+{
+    zc__err_clear();
+    if (!out) return zc__err(ZC_EINVAL, "zc_store_open: out is NULL");
+    *out = NULL;
+    if (!url) return zc__err(ZC_EINVAL, "zc_store_open: url is NULL");
+    if (flags & ~(ZC_STORE_READONLY | ZC_STORE_CREATE))
+        return zc__err(ZC_EINVAL, "zc_store_open: unknown flags 0x%x", flags & ~(ZC_STORE_READONLY | ZC_STORE_CREATE));
+    /* "scheme://rest" when the part before "://" is a URL scheme; else a path. */
+    const char *sep = strstr(url, "://");
+    bool is_url = sep && sep > url && isalpha((unsigned char)url[0]);
+    for (const char *c = url; is_url && c < sep; c++)
+        if (!isalnum((unsigned char)*c) && *c != '+' && *c != '-' && *c != '.') is_url = false;
+    if (!is_url) return store_fs_open(url, flags, out);
+    size_t slen = (size_t)(sep - url);
+    for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++)
+        if (strlen(schemes[i].scheme) == slen && !strncasecmp(url, schemes[i].scheme, slen))
+            return schemes[i].open(schemes[i].whole_url ? url : sep + 3, flags, out);
+    return zc__err(ZC_EUNSUPPORTED,
+                   "unsupported store scheme \"%.*s\" in \"%s\" (supported: a path, file://, memory://, s3://, "
+                   "http://, https://)",
+                   (int)slen, url, url);
+}

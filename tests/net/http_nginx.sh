@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# HTTP store against nginx on loopback (ranges, keep-alive): zarr-python's v2
+# array (with missing chunks) and zcube's sharded v3 array read through
+# http:// exactly as from the folder, whole and in regions; a missing array,
+# a missing server and writes fail clearly.
+# Usage: bash http_nginx.sh PATH-TO-ZCUBE TESTS-DATA-DIR
+set -u
+source "$(dirname "$0")/../cli/common.bash"
+source "$(dirname "$0")/servers.bash"
+net_need nginx zarr
+trap 'net_stop_all; rm -rf "$TMP"' EXIT
+chmod 755 "$TMP"
+W=$TMP/www
+mkdir -p "$W"
+"$PY" - "$W" <<'PY'
+import sys, zarr, numpy as np
+w = sys.argv[1]
+rng = np.random.default_rng(7)
+a = zarr.open(w + "/v2.zarr", mode="w", shape=(130, 70), chunks=(32, 16), dtype="f4", fill_value=-1.5)
+a[:] = rng.standard_normal((130, 70)).astype("f4")
+a[40:100, :] = -1.5          # whole chunks equal to the fill value: not written
+g = zarr.open_group(w + "/grp", mode="w")
+g.create_dataset("x", data=np.arange(1000, dtype="i8").reshape(10, 100), chunks=(3, 33))
+PY
+expect_ok copy "$W/v2.zarr" "$W/v3s.zarr" --zarr-format 3 --chunks 8,8 --shards 32,32 --codec blosc:lz4:5
+chmod -R a+rX "$W"
+nginx_start "$W"
+U=http://127.0.0.1:$NGINX_PORT
+
+same() { # same ARRAY REGION: http:// read == local read
+    local n=$((SEQN += 1))
+    local r=()
+    [ -n "$2" ] && r=(-r "$2")
+    expect_ok get "$W/$1" "${r[@]}" -o "$TMP/l$n.npy" || return
+    expect_ok get "$U/$1" "${r[@]}" -o "$TMP/h$n.npy" || return
+    cmp -s "$TMP/l$n.npy" "$TMP/h$n.npy" || fail "get $U/$1 ${r[*]} differs from the local read"
+}
+for arr in v2.zarr v3s.zarr grp/x; do
+    same $arr ""
+    same $arr "3:7,5:9"
+    same $arr "::7,1::3"
+    same $arr "-1"
+done
+same v3s.zarr "33:95,10:60"
+ZCUBE_IO_COALESCE_GAP=0 same v3s.zarr "33:95,10:60"         # one GET per inner chunk
+ZCUBE_IO_COALESCE_GAP=100000000 same v3s.zarr "1:129:9,::7"  # a shard's chunks in one GET
+expect_ok get "$U/v2.zarr" -o "$TMP/z.npy" --io-concurrency 1
+expect_ok get --io-concurrency=200 "$U/v2.zarr" -o "$TMP/z.npy"
+expect_fail 2 "--io-concurrency" get "$U/v2.zarr" -o "$TMP/z.npy" --io-concurrency 0
+"$PY" -c "import sys, zarr, numpy as np; a=np.load('$TMP/z.npy'); b=zarr.open('$W/v2.zarr')[:];
+sys.exit(0 if a.dtype==b.dtype and np.array_equal(a,b) else 1)" || fail "http read differs from zarr-python's"
+expect_ok info "$U/v3s.zarr"
+grep -q "shards" "$TMP/out" || fail "info over http shows no shards: $(cat "$TMP/out")"
+expect_fail 1 "not a Zarr array" get "$U/nothere.zarr" -o "$TMP/n.npy"
+expect_fail 1 "read-only" put "$U/v2.zarr" "$TMP/z.npy"
+# a server that is not there: connection refused, retried, then a clear error
+P=$(free_port)
+ZCUBE_IO_RETRIES=2 ZCUBE_IO_BACKOFF_MS=10 expect_fail 1 "127.0.0.1:$P" get "http://127.0.0.1:$P/v2.zarr" -o "$TMP/n.npy"
+grep -q "3 attempts" "$TMP/err" || fail "no retry count in: $(cat "$TMP/err")"
+finish
