@@ -455,7 +455,7 @@ TEST(tampered_and_foreign_plans_are_refused)
         {"\"group\": -1", "\"group\": 7", "malformed"},             /* a group after it */
         {"\"target\": -1", "\"target\": 5", "malformed"},           /* no such target */
         {"\"memory_limit\": ", "\"memory_limit\": 1", "disagree"},  /* limit vs spec */
-        {"\"projected_mem\": ", "\"projected_mem\": 9", "over its limit"},
+        {"\"projected_mem\": ", "\"projected_mem\": 9", "over allowed_mem"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CHECK(edit(path, bad, cases[i].from, cases[i].to));

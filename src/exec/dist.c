@@ -20,8 +20,22 @@
 #include "exec/markers.h"
 #include "exec/run.h"
 
-void exec_finalize(const exec_taskset *ts)
+bool exec_complete(const exec_taskset *ts)
 {
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/" EXEC_COMPLETE_FILE, ts->work_dir);
+    return access(path, F_OK) == 0;
+}
+
+int exec_finalize(const exec_taskset *ts)
+{
+    /* "complete" first: a run killed while the intermediates and markers below
+     * are removed is finished by --resume without running a task (their markers
+     * may be half gone while the arrays those tasks write are gone too) */
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/" EXEC_COMPLETE_FILE, ts->work_dir);
+    FILE *f = fopen(path, "w");
+    if (!f || fclose(f) != 0) return zc__err_sys(errno, "writing '%s'", path);
     for (int k = 0; k < ts->nops; k++) {
         if (ts->output[k]) continue;
         char sub[PATH_MAX + 32];
@@ -34,6 +48,7 @@ void exec_finalize(const exec_taskset *ts)
     exec_rm_tree(faults);
     snprintf(faults, sizeof faults, "%s/zcube-fault", ts->work_dir); /* ZCUBE_FAULT's counters */
     exec_rm_tree(faults);
+    return 0;
 }
 
 char *exec_read_summary(const char *work_dir)
@@ -141,14 +156,14 @@ static int run_coordinated(const zc_dist_spec *ds, const exec_taskset *ts, bool 
     o.op_skipped = zc__calloc((size_t)ts->nops, sizeof *o.op_skipped);
     int rc = o.op_seconds && o.op_skipped ? tq_init(&q, t.nworkers, ds->retries, ds->backups != 0) : ZC_ENOMEM;
     double t0 = now();
-    if (rc == 0) rc = exec_coordinate(&t, ts, &o, &q);
+    if (rc == 0 && !(o.resume && exec_complete(ts))) rc = exec_coordinate(&t, ts, &o, &q);
     double secs = now() - t0;
     char msg[1024];
     zc_errmsg_r(msg, sizeof msg); /* closing the transport may overwrite it */
     if (mpi) exec_mpi_close(&t, rc);
     else exec_processes_close(&t);
     zc__err_set_text(msg);
-    if (rc == 0) exec_finalize(ts);
+    if (rc == 0) rc = exec_finalize(ts);
     if (rc == 0 && out) rc = report(ds, ts, &o, &q, secs, NULL, 0, out);
     tq_free(&q);
     zc__free(o.op_seconds);

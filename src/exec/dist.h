@@ -18,7 +18,9 @@
 char *exec_read_summary(const char *work_dir);
 /* After success: remove the intermediates "op<k>", the markers, the fault counters and
  * zcube-slurm/. */
-void exec_finalize(const exec_taskset *ts);
+int exec_finalize(const exec_taskset *ts);
+/* Whether the work dir's run finished (exec_finalize began). */
+bool exec_complete(const exec_taskset *ts);
 /* The slurm executor: submit (and unless ds->detach wait for) the run. *jobs
  * gets the submitted job ids, comma-separated (zc__free it); *submissions how
  * many times the chain was submitted. */

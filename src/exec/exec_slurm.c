@@ -149,12 +149,6 @@ static int submit(const zc_dist_spec *ds, const exec_taskset *ts, char *jobs, si
     return 0;
 }
 
-static bool complete(const exec_taskset *ts)
-{
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/" EXEC_COMPLETE_FILE, ts->work_dir);
-    return access(path, F_OK) == 0;
-}
 
 /* Whether any of the jobs is still queued or running. */
 static int queued(const char *jobs, bool *any)
@@ -207,7 +201,7 @@ int exec_slurm_run(const zc_dist_spec *ds, const exec_taskset *ts, char **jobs_o
     if (rc < 0 || ds->detach) return rc;
     *submissions = 1;
     int shown = -1;
-    while (!complete(ts)) {
+    while (!exec_complete(ts)) {
         struct timespec pause = {0, 300000000};
         nanosleep(&pause, NULL);
         if ((rc = progress(ds, ts, &shown)) < 0) {
@@ -216,7 +210,7 @@ int exec_slurm_run(const zc_dist_spec *ds, const exec_taskset *ts, char **jobs_o
         }
         bool any;
         if ((rc = queued(jobs, &any)) < 0) return rc;
-        if (any || complete(ts)) continue;
+        if (any || exec_complete(ts)) continue;
         if (*submissions > ds->retries)
             return zc__err(ZC_EIO, "the Slurm jobs %s ended without finishing the run (submitted %d times); "
                            "see the logs in %s/" SLURM_DIR, jobs, *submissions, ts->work_dir);
@@ -273,13 +267,7 @@ int zc_dist_finalize(const char *plan_path)
             rc = zc__err(ZC_EINVAL, "%s has %lld of %lld tasks done: not finished", ts.names[k], (long long)d,
                          (long long)ts.tasks[k]);
     }
-    if (rc == 0) {
-        exec_finalize(&ts);
-        char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/" EXEC_COMPLETE_FILE, ts.work_dir);
-        FILE *f = fopen(path, "w");
-        if (!f || fclose(f) != 0) rc = zc__err_sys(errno, "writing '%s'", path);
-    }
+    if (rc == 0) rc = exec_finalize(&ts);
     exec_taskset_close(&ts);
     return rc;
 }

@@ -544,7 +544,8 @@ static bool reads_earlier(const zc_array *a, int k, int depth)
 
 /* Stage k of the document, checked against its node (the tasks a worker will
  * run follow from the node's grid and the copy block alone). */
-static int stage_from_json(const json_t *o, zc_array *const *built, size_t nn, int k, int ntargets, plan *p)
+static int stage_from_json(const json_t *o, zc_array *const *built, size_t nn, int k, int ntargets, size_t allowed_mem,
+                           plan *p)
 {
     plan_stage *s = &p->stages[k];
     const json_t *jn = json_object_get(o, "node"), *jt = json_object_get(o, "target"), *jg = json_object_get(o, "group");
@@ -564,8 +565,9 @@ static int stage_from_json(const json_t *o, zc_array *const *built, size_t nn, i
     snprintf(s->name, sizeof s->name, "%s", name);
     snprintf(s->fused, sizeof s->fused, "%s", fused);
     json_int_t pm = json_integer_value(json_object_get(o, "projected_mem"));
-    if (pm < 0 || (size_t)pm > p->limit)
-        return zc__err(ZC_EFORMAT, "plan: operation %d projects %lld bytes per task, over its limit", k, (long long)pm);
+    /* up to allowed_mem: a target's compressor state comes from reserved_mem (plan_project_targets) */
+    if (pm < 0 || (size_t)pm > allowed_mem)
+        return zc__err(ZC_EFORMAT, "plan: operation %d projects %lld bytes per task, over allowed_mem", k, (long long)pm);
     s->projected = (size_t)pm;
     int64_t tasks = node_nblocks(a);
     const json_t *cb = json_object_get(o, "copy_block");
@@ -683,7 +685,7 @@ int zc_plan_load(const char *path, zc_plan **out)
                                  (int)json_integer_value(json_object_get(t, "zarr_format"))};
     }
     for (size_t k = 0; k < ns && rc == 0; k++) {
-        rc = stage_from_json(json_array_get(st, k), built, nn, (int)k, (int)no, &p);
+        rc = stage_from_json(json_array_get(st, k), built, nn, (int)k, (int)no, spec.allowed_mem, &p);
         if (p.stages[k].node) p.nstages = (int)k + 1; /* plan_free releases it */
     }
     for (size_t i = 0; i < nn && rc == 0; i++) /* values only an operation makes */
