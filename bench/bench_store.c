@@ -20,7 +20,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdbool.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 
 #include "core/alloc.h"
 #include "core/pool.h"
+#include "exec/rmtree.h"
 #include "store/fs.h"
 #include "store/store.h"
 
@@ -201,12 +201,6 @@ static void shard_bench(store *s, trio *t)
     free(r);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 int main(int argc, char **argv)
 {
     if (argc > 1) nsmall = atoi(argv[1]);
@@ -268,7 +262,7 @@ int main(int argc, char **argv)
     printf("}\n");
 
     zc_store_close(s);
-    if (clean && *clean && strcmp(clean, "0")) nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (clean && *clean && strcmp(clean, "0")) exec_rm_tree(root);
     free(v);
     free(refbuf);
     free(skeys);

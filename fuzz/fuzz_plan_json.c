@@ -17,9 +17,8 @@
  * partly fill values, which is fine). Input that is not JSON goes to
  * zc_plan_run as it is. Checks: every refusal carries a message. The
  * sanitizers and the driver's timeout catch the rest. */
-#define _GNU_SOURCE /* memfd_create, nftw */
+#define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -28,6 +27,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "exec/rmtree.h"
 #include "expr.h"
 #include "fuzz.h"
 
@@ -133,18 +133,9 @@ static void save_seed(zc_store *src, int k, const char *seeddir)
 
 static pid_t owner;
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 static void remove_fixture(void)
 {
-    if (getpid() == owner) nftw(fixdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (getpid() == owner) exec_rm_tree(fixdir);
 }
 
 static void setup(void)

@@ -213,3 +213,18 @@ int plan_resign(const char *path)
     json_decref(doc);
     return rc;
 }
+
+zc_spec spec_mem(size_t mb)
+{
+    zc_spec s = ZC_SPEC_INIT;
+    s.allowed_mem = mb << 20;
+    s.reserved_mem = 1 << 20;
+    return s;
+}
+
+zc_array *binop(const char *name, zc_array *a, zc_array *b)
+{
+    zc_array *args[2] = {a, b}, *out = NULL;
+    CHECK_OK(zc_elementwise(name, 2, args, &out));
+    return out;
+}

@@ -113,6 +113,11 @@ json_t *report_json_doc(zc_report *rep);
 /* report_json_doc, then check_contract. */
 json_t *report_checked(zc_report *rep);
 
+/* A spec allowing mb MiB per task with a 1 MiB reserve. */
+zc_spec spec_mem(size_t mb);
+/* name(a, b) as a new array; CHECK-fails the test on error. */
+zc_array *binop(const char *name, zc_array *a, zc_array *b);
+
 /* Recompute the checksum of the saved plan at path after a test edited it on
  * purpose (so the edit reaches the checks behind the checksum); 0 or -1. */
 int plan_resign(const char *path);

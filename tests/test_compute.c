@@ -8,14 +8,6 @@
 
 #include "harness.h"
 
-static zc_spec spec_mem(size_t mb)
-{
-    zc_spec s = ZC_SPEC_INIT;
-    s.allowed_mem = mb << 20;
-    s.reserved_mem = 1 << 20;
-    return s;
-}
-
 static double *values(zc_array *a, size_t *n)
 {
     int nd;
@@ -30,13 +22,6 @@ static double *values(zc_array *a, size_t *n)
     CHECK_OK(zc_compute_buffer(&s, f, v, *n * sizeof(double), NULL));
     zc_array_release(f);
     return v;
-}
-
-static zc_array *binop(const char *name, zc_array *a, zc_array *b)
-{
-    zc_array *args[2] = {a, b}, *out = NULL;
-    CHECK_OK(zc_elementwise(name, 2, args, &out));
-    return out;
 }
 
 TEST(quadratic_mean_matches_loop)

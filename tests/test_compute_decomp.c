@@ -10,14 +10,6 @@
 
 #include "harness.h"
 
-static zc_spec spec_mem(size_t mb)
-{
-    zc_spec s = ZC_SPEC_INIT;
-    s.allowed_mem = mb << 20;
-    s.reserved_mem = 1 << 20;
-    return s;
-}
-
 static uint64_t rng = 88172645463325252ull;
 static double urand(void)
 {

@@ -19,21 +19,6 @@
 #include "zarr/probe.h"
 #include "zarr/zarr.h"
 
-static zc_spec spec_mem(size_t mb)
-{
-    zc_spec s = ZC_SPEC_INIT;
-    s.allowed_mem = mb << 20;
-    s.reserved_mem = 1 << 20;
-    return s;
-}
-
-static zc_array *binop(const char *name, zc_array *a, zc_array *b)
-{
-    zc_array *args[2] = {a, b}, *out = NULL;
-    CHECK_OK(zc_elementwise(name, 2, args, &out));
-    return out;
-}
-
 static double *values(zc_array *a, size_t n)
 {
     double *v = malloc(n * sizeof(double) + 8);

@@ -11,14 +11,6 @@
 
 #include "harness.h"
 
-static zc_spec spec_mem(size_t mb)
-{
-    zc_spec s = ZC_SPEC_INIT;
-    s.allowed_mem = mb << 20;
-    s.reserved_mem = 1 << 20;
-    return s;
-}
-
 static size_t isz_of(zc_dtype t)
 {
     zc_dtype x;

@@ -18,6 +18,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "exec/rmtree.h"
 #include "harness.h"
 #include "store/fs.h"
 #include "store/s3.h"
@@ -35,15 +36,9 @@ static char *make_tmpdir(void)
     return d ? strdup(d) : NULL;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static void rmtree(char *dir)
 {
-    if (dir) nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (dir) exec_rm_tree(dir);
     free(dir);
 }
 
