@@ -18,7 +18,10 @@ int plan_project_targets(plan *p, const zc_target *targets, size_t allowed_mem)
         plan_stage *s = &p->stages[k];
         if (s->target < 0) continue;
         const zc_target *t = targets ? &targets[s->target] : NULL;
-        const char *cname = t && t->codec ? t->codec : "zstd:1", *path = t ? t->path : "the output";
+        const char *cname = t && t->codec ? t->codec : "zstd:1";
+        /* an array at its store's root has the path "": say "the output" */
+        bool named = t && t->path && *t->path;
+        const char *path = named ? t->path : "the output", *q = named ? "'" : "";
         json_t *spec = NULL;
         ZC_TRY(codec_spec_parse(cname, 3, s->node->itemsize, &spec));
         size_t state = codec_spec_encode_state(spec, node_chunk_bytes(s->node));
@@ -26,10 +29,9 @@ int plan_project_targets(plan *p, const zc_target *targets, size_t allowed_mem)
         s->projected += state;
         if (targets && s->projected > allowed_mem)
             return zc__err(ZC_EMEMBOUND,
-                           "%s [%s] needs %.1f MB per task, %.1f MB of them for the compressor of '%s' (%s), more "
+                           "%s [%s] needs %.1f MB per task, %.1f MB of them for the compressor of %s%s%s (%s), more "
                            "than the %.1f MB allowed: use a lower level, smaller chunks or raise allowed_mem",
-                           s->name, s->fused, (double)s->projected / 1e6, (double)state / 1e6, path, cname,
-                           (double)allowed_mem / 1e6);
+                           s->name, s->fused, (double)s->projected / 1e6, (double)state / 1e6, q, path, q, cname, (double)allowed_mem / 1e6);
     }
     return 0;
 }
