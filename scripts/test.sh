@@ -21,7 +21,7 @@ run_ctest() {
     fi
 }
 
-bash scripts/build.sh build -DZC_WERROR=ON
+bash scripts/build.sh build -DZC_WERROR=ON -DZC_PYTHON=ON  # the Python tests must be built
 run_ctest build
 
 bash scripts/build.sh build-asan -DZC_WERROR=ON -DZC_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
