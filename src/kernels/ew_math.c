@@ -163,6 +163,14 @@ ew_kern ew_kernel_half(int op)
         CT r = clog##F(x);                                                                         \
         return MK(creal##F(r) * (T)LN10E, cimag##F(r) * (T)LN10E);                                 \
     }                                                                                              \
+    /* glibc gives tanh(+-inf + iy) an imaginary zero signed as sin(2y); the array API    */     \
+    /* standard signs it as y (1 + 0j for y > 0), as NumPy does                           */     \
+    static inline CT ctanh_##s(CT x)                                                               \
+    {                                                                                              \
+        T xr = creal##F(x), xi = cimag##F(x);                                                      \
+        if (isinf(xr) && isfinite(xi)) return MK(copysign##F(1, xr), copysign##F(0, xi));          \
+        return ctanh##F(x);                                                                        \
+    }                                                                                              \
     /* NumPy's nc_pow */                                                                           \
     static inline CT cpow_##s(CT a, CT b)                                                          \
     {                                                                                              \
@@ -208,7 +216,7 @@ ew_kern ew_kernel_half(int op)
     DEF_UN(sinh_##s, CT, CT, csinh##F(x))                                                          \
     DEF_UN(sqrt_##s, CT, CT, csqrt##F(x))                                                          \
     DEF_UN(tan_##s, CT, CT, ctan##F(x))                                                            \
-    DEF_UN(tanh_##s, CT, CT, ctanh##F(x))                                                          \
+    DEF_UN(tanh_##s, CT, CT, ctanh_##s(x))                                                          \
     DEF_BIN(pow_##s, CT, CT, cpow_##s(x, y))
 
 CPLX_MATH(c64, ew_c64, float, f, CMPLXF, NPY_LOG2E, NPY_LOG10E)

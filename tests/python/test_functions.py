@@ -45,6 +45,14 @@ def test_unary_complex():
         check(getattr(zc, name)(z(c)), ref(c))
 
 
+def test_complex_tanh_of_infinite_real_part_has_the_imaginary_sign_of_the_input():
+    # The standard's special case (1 + 0j for +inf + iy, y > 0); C99's ctanh signs the zero as sin(2y)
+    c = np.array([complex(np.inf, 2.0), complex(np.inf, -2.0), complex(-np.inf, 2.0), complex(np.inf, 0.5)])
+    got = zc.tanh(zc.from_array(c)).compute()
+    assert list(got.real) == [1.0, 1.0, -1.0, 1.0]
+    assert list(np.signbit(got.imag)) == [False, True, False, False]
+
+
 def test_unary_int_bool():
     check(zc.bitwise_invert(z(I)), np.invert(I))
     check(zc.logical_not(z(B)), np.logical_not(B))
