@@ -70,7 +70,7 @@ static const char *const SEEDS[][2] = {
 };
 #define NSEEDS (sizeof SEEDS / sizeof SEEDS[0])
 
-static void die(const char *what, const char *detail)
+static _Noreturn void die(const char *what, const char *detail)
 {
     fprintf(stderr, "fuzz_plan_json setup: %s: %s\n", what, detail);
     abort();

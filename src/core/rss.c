@@ -34,5 +34,6 @@ bool rss_read(rss_now *out)
     close(fd);
     if (n <= 0) return false;
     buf[n] = 0;
-    return field(buf, "\nVmRSS:", &out->rss) & field(buf, "\nVmHWM:", &out->hwm);
+    bool rss = field(buf, "\nVmRSS:", &out->rss), hwm = field(buf, "\nVmHWM:", &out->hwm);
+    return rss && hwm;
 }
