@@ -14,6 +14,10 @@
 # build-fuzz/campaign/<target>/art/ (copy a fixed one into
 # fuzz/corpus/<target>/repro-<what>). The working corpus is merged (minimized)
 # at the end of each run; pick a committed cover with fuzz/select_corpus.py.
+#
+# SECONDS_PER_TARGET 0 only replays each committed corpus through its libFuzzer
+# binary (no mutation, deterministic; fails on any finding): CI does this, so
+# the clang build and the binaries cannot rot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
@@ -33,6 +37,14 @@ if [ ! -f build-fuzz/CMakeCache.txt ]; then
 fi
 nice -n 19 cmake --build build-fuzz -j"$par" --target "${targets[@]/#/fuzz_}"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+if [ "$secs" = 0 ]; then
+    for t in "${targets[@]}"; do
+        echo "fuzz.sh: replaying fuzz/corpus/$t through fuzz_$t"
+        build-fuzz/fuzz/fuzz_"$t" -runs=0 -rss_limit_mb=2048 -timeout=60 fuzz/corpus/"$t" >build-fuzz/replay-"$t".log 2>&1 \
+            || { tail -40 build-fuzz/replay-"$t".log; echo "fuzz.sh: fuzz_$t failed on its corpus" >&2; exit 1; }
+    done
+    exit 0
+fi
 camp=$PWD/build-fuzz/campaign
 mkdir -p "$camp"
 

@@ -20,7 +20,8 @@ pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev l
       # the Python module, its tests (pip into a venv, PyTorch, xarray)
       python3-dev python3-venv python3-setuptools python3-wheel python3-pip python3-torch python3-xarray
       # the HTTP/S3 stores (libcurl) and their tests and benchmark
-      libcurl4-openssl-dev nginx python3-boto3 python3-aiohttp curl)
+      libcurl4-openssl-dev nginx python3-boto3 python3-aiohttp curl
+      clang llvm)  # libFuzzer binaries (scripts/fuzz.sh) and their coverage (llvm-cov)
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -28,3 +28,7 @@ bash scripts/build.sh build-asan -DZC_WERROR=ON -DZC_SANITIZE=ON -DCMAKE_BUILD_T
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_ctest build-asan
+
+# The libFuzzer binaries (clang) replay every committed corpus: the clang build
+# and the campaign tooling stay working (docs/internals/fuzzing.md).
+bash scripts/fuzz.sh 0 "$jobs"
