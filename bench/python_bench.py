@@ -292,15 +292,17 @@ def _datasets():
             if hasattr(self.inner, "read_step"):
                 for s in range(w, self.n, nw):
                     yield self.inner.read_step(s)
-            else:
-                s = self.inner._get_sampler()
-                for b in range(w, self.n, nw):
-                    r = s.read(b)
-                    yield {"step": b, "x": torch.from_dlpack(r.data["x"])}
+            else:  # WindowDataset's own worker path (epoch 0 splits the same way)
+                for b in self.inner:
+                    if int(b["step"]) >= self.n:
+                        break
+                    yield b
 
     class Crops:
         """zarr-python reading the crops whose origins the sampler draws (origins
-        taken from zcube's sampler, data read by zarr-python, one z[...] per crop)."""
+        taken from zcube's sampler, data read by zarr-python, one
+        get_basic_selection per crop straight into the batch), into the same
+        kind of buffer as WindowDataset: a fresh tensor in shared memory."""
 
         def __init__(self, path, ds, n):
             s = ds._get_sampler()
@@ -312,11 +314,13 @@ def _datasets():
             import zarr
             if self.z is None:
                 self.z = zarr.open(self.path, "r")
+            from zcube.torch import _shared_empty
             w = self.window
-            out = np.empty((len(self.origins[step]),) + tuple(w), dtype="f4")
+            t = _shared_empty((len(self.origins[step]),) + tuple(w), torch.float32)
+            out = t.numpy()
             for i, o in enumerate(self.origins[step]):
-                out[i] = self.z[tuple(slice(int(a), int(a) + n) for a, n in zip(o, w))]
-            return {"step": step, "x": torch.from_dlpack(out)}
+                self.z.get_basic_selection(tuple(slice(int(a), int(a) + n) for a, n in zip(o, w)), out=out[i])
+            return {"step": step, "x": t}
 
     return Limit, Crops
 

@@ -12,13 +12,34 @@ ranks (rank, world_size; by default from torch.distributed when initialized)
 without overlap: shard k = rank * workers + worker takes batches k, k + shards,
 ... Each batch is a pure function of (seed, epoch, batch number), so a run is
 reproducible whatever the number of workers. The sampler is created in each
-worker (after the fork); batches are read into fresh NumPy arrays and handed to
-torch through DLPack (no copy).
+worker (after the fork). Inside a DataLoader worker a batch is read straight
+into fresh tensors in shared memory, so handing it to the main process copies
+nothing (torch's share_memory_() would copy every batch once more); elsewhere,
+or for dtypes torch lacks, into NumPy arrays handed over through DLPack.
 """
+import math
+
+import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
 from .loader import WindowSampler
+
+
+def _torch_dtype(dtype):
+    try:
+        return torch.from_numpy(np.empty(0, dtype)).dtype
+    except TypeError:  # e.g. uint16 before torch 2.3
+        return None
+
+
+def _shared_empty(shape, dtype):
+    """An uninitialized tensor whose storage is in shared memory."""
+    new = getattr(torch.UntypedStorage, "_new_shared", None)
+    if new is None:
+        return torch.empty(shape, dtype=dtype).share_memory_()
+    nbytes = math.prod(shape) * torch.empty(0, dtype=dtype).element_size()
+    return torch.empty(0, dtype=dtype).set_(new(nbytes)).view(shape)
 
 
 class WindowDataset(IterableDataset):
@@ -67,10 +88,18 @@ class WindowDataset(IterableDataset):
         rank, world = self._rank_world()
         s = self._get_sampler()
         base = self.epoch * s.batches_per_epoch
+        dtypes = [_torch_dtype(d) for d in s._dtypes]
+        shared = info is not None and None not in dtypes
         for b in self.shard_steps(self.epoch, rank, world, worker, workers):
-            batch = s.read(base + b)
             out = {"step": base + b, "epoch": self.epoch}
-            for name in s.names:
-                out[name] = torch.from_dlpack(batch.data[name])
-                out[name + "_origin"] = torch.from_dlpack(batch.origins[name])
+            if shared:
+                data = [_shared_empty(shape, dt) for shape, dt in zip(s._shapes, dtypes)]
+                origins = [_shared_empty((shape[0], len(shape) - 1), torch.int64) for shape in s._shapes]
+                s.read(base + b, out=([t.numpy() for t in data], [o.numpy() for o in origins]))
+            else:
+                batch = s.read(base + b)
+                data = [torch.from_dlpack(batch.data[name]) for name in s.names]
+                origins = [torch.from_dlpack(batch.origins[name]) for name in s.names]
+            for name, t, o in zip(s.names, data, origins):
+                out[name], out[name + "_origin"] = t, o
             yield out

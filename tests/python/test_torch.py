@@ -61,3 +61,23 @@ def test_dlpack_shares_memory():
     t = torch.from_dlpack(a)
     a[0] = 42
     assert t[0] == 42
+
+
+def test_worker_batches_are_read_into_shared_memory(tmp_path, monkeypatch):
+    # In a DataLoader worker a batch is read straight into shared memory, so the
+    # hand-over to the main process does not copy it again (see zcube/torch.py)
+    import types
+
+    import zcube.torch as zt
+    d = _store(tmp_path)
+    kw = dict(sources={"u": d / "u"}, window=(4, 5, 6), batch=16, seed=3)
+    ref = WindowSampler(**kw)
+    ds = WindowDataset(**kw)
+    monkeypatch.setattr(zt, "get_worker_info", lambda: types.SimpleNamespace(id=1, num_workers=2))
+    got = list(ds)
+    assert [int(b["step"]) for b in got] == list(range(1, len(ref), 2))
+    for b in got:
+        assert b["u"].is_shared() and b["u_origin"].is_shared()
+        want = ref.read(int(b["step"]))
+        np.testing.assert_array_equal(b["u"].numpy(), want.data["u"])
+        np.testing.assert_array_equal(b["u_origin"].numpy(), want.origins["u"])
