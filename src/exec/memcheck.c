@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "core/pool.h"
 #include "core/rss.h"
+#include "plan/kind.h"
 #include "store/fs.h"
 
 /* per thread (the pool's and the caller's): a thread stack's touched pages,
@@ -45,7 +46,7 @@ static void scan(const zc_array *a, bool top, mem_reserve *r, bool *blas, int64_
     if (!top && a->stage >= 0) return;
     if (a->kind == NODE_FFT)
         r->fft = sat_add(r->fft, sat_add(FFT_FIXED, sat_mul(FFT_PLAN_LINES * FFT_POINT_BYTES, (size_t)a->p.fft.n)));
-    if (a->kind == NODE_MATMUL || a->kind == NODE_DECOMP) {
+    if (kind_has(a, KIND_BLAS)) {
         *blas = true;
         for (int i = -1; i < a->ninputs; i++) { /* the widest block: its result's or an input's columns */
             const zc_array *b = i < 0 ? a : a->inputs[i];

@@ -37,8 +37,11 @@
 #include "exec/srccache.h"
 #include "exec/work_lock.h"
 #include "exec/run.h"
+#include "plan/elementwise.h"
+#include "plan/kind.h"
 #include "plan/plan.h"
 #include "plan/rechunk_plan.h"
+#include "plan/reduce.h"
 #include "zarr/copy.h"
 #include "zarr/part.h"
 #include "zarr/probe.h"
@@ -110,80 +113,6 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* The input blocks [lo, hi) reduction round a merges into its output block b, and
- * the values of that output block (nacc); false when the range is empty. */
-static bool reduce_range(const zc_array *a, int64_t b, int64_t *lo, int64_t *hi, size_t *nacc)
-{
-    const zc_array *in = a->inputs[0];
-    const typeof(a->p.reduce) *r = &a->p.reduce;
-    int64_t oc[ZC_MAX_DIMS], gc[ZC_MAX_DIMS] = {0};
-    node_block_coords(a, b, oc);
-    for (int j = 0; j < a->ndim; j++) gc[r->out_dim[j]] = oc[j];
-    bool empty = false;
-    *nacc = 1;
-    for (int d = 0; d < in->ndim; d++) {
-        int64_t nb = ck_ceildiv(in->shape[d], in->chunks[d]);
-        if ((r->axes >> d) & 1) {
-            lo[d] = gc[d] * r->split[d];
-            hi[d] = lo[d] + r->split[d] < nb ? lo[d] + r->split[d] : nb;
-        } else {
-            lo[d] = gc[d];
-            hi[d] = gc[d] + 1;
-            int64_t s = gc[d] * in->chunks[d], e = s + in->chunks[d];
-            *nacc *= (size_t)((e < in->shape[d] ? e : in->shape[d]) - s);
-        }
-        empty |= hi[d] <= lo[d];
-    }
-    return !empty;
-}
-
-/* One reduction task: accumulate (or merge) the group of input blocks of output block `b`. */
-static int reduce_block(zc_array *a, int64_t b, void *out)
-{
-    zc_array *in = a->inputs[0];
-    const typeof(a->p.reduce) *r = &a->p.reduce;
-    int nd = in->ndim;
-    size_t nacc;
-    int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
-    bool empty = !reduce_range(a, b, lo, hi, &nacc);
-    memcpy(ic, lo, (size_t)nd * sizeof *ic);
-    size_t asz = red_acc_size(r->op, r->in_dtype);
-    unsigned char *acc = (r->flags & ROUND_LAST) ? zc__malloc_array(nacc ? nacc : 1, asz) : out;
-    if (!acc) return ZC_ENOMEM;
-    red_init(r->op, r->in_dtype, acc, nacc);
-    int rc = 0;
-    while (!empty) {
-        zc_range sel[ZC_MAX_DIMS];
-        int64_t cnt[ZC_MAX_DIMS], base[ZC_MAX_DIMS];
-        node_block_region(in, ic, sel);
-        for (int d = 0; d < nd; d++) {
-            cnt[d] = sel[d].stop - sel[d].start;
-            base[d] = sel[d].start;
-        }
-        size_t nbytes = node_region_bytes(in, sel);
-        void *blk = zc__malloc(nbytes ? nbytes : 1);
-        if (!blk) { rc = ZC_ENOMEM; break; }
-        rc = node_region(in, sel, blk);
-        if (rc == 0) {
-            if (r->flags & ROUND_FIRST)
-                red_accum(r->op, r->in_dtype, acc, nd, cnt, r->axes, blk, base, in->shape);
-            else
-                red_merge(r->op, r->in_dtype, acc, blk, nacc);
-        }
-        zc__free(blk);
-        if (rc < 0) break;
-        int d = nd - 1;
-        for (; d >= 0; d--) {
-            if (++ic[d] < hi[d]) break;
-            ic[d] = lo[d];
-        }
-        if (d < 0) break;
-    }
-    if (rc == 0 && (r->flags & ROUND_LAST)) red_finalize(r->op, r->in_dtype, acc, nacc, out, r->ddof);
-    if (acc != out) zc__free(acc);
-    return rc;
 }
 
 /* ---- grouped first rounds (plan_stage.group) ---- */
@@ -661,6 +590,15 @@ static void consumed(stage_ctx *c, const zc_range *sel)
     }
 }
 
+/* The values of a task's block sel of stage c: block b of the node's grid
+ * computed by its kind's block function (reduction rounds), else the region
+ * (b < 0: a copy's block of output chunks, perhaps a sliced copy). */
+static int block_values(stage_ctx *c, zc_array *a, const zc_range *sel, int64_t b, void *out)
+{
+    if (kind_of(a)->block && b >= 0) return kind_of(a)->block(a, b, out);
+    return copy_region(a, sel, out, b < 0 && copy_sliced(c->s));
+}
+
 /* A task's block of the output of zc_compute_buffer (kind REDUCE: output block b),
  * computed in place in dst when it is a contiguous run of it. */
 static int direct_block(stage_ctx *c, zc_array *a, const zc_range *sel, int64_t b)
@@ -668,12 +606,10 @@ static int direct_block(stage_ctx *c, zc_array *a, const zc_range *sel, int64_t 
     size_t nbytes = node_region_bytes(a, sel);
     int64_t off = nbytes ? block_run(a, sel) : -1;
     if (off >= 0)
-        return a->kind == NODE_REDUCE && b >= 0 ? reduce_block(a, b, c->dst + off)
-                                                : copy_region(a, sel, c->dst + off, b < 0 && copy_sliced(c->s));
+        return block_values(c, a, sel, b, c->dst + off);
     void *buf = zc__malloc(nbytes ? nbytes : 1);
     if (!buf) return ZC_ENOMEM;
-    int rc = a->kind == NODE_REDUCE && b >= 0 ? reduce_block(a, b, buf)
-                                              : copy_region(a, sel, buf, b < 0 && copy_sliced(c->s));
+    int rc = block_values(c, a, sel, b, buf);
     if (rc == 0) put_block(a, sel, buf, c->dst);
     zc__free(buf);
     return rc;
@@ -723,7 +659,7 @@ static int run_task(stage_ctx *c, int64_t b)
         size_t nbytes = node_region_bytes(a, sel);
         void *buf = zc__malloc(nbytes ? nbytes : 1);
         if (!buf) return ZC_ENOMEM;
-        rc = a->kind == NODE_REDUCE ? reduce_block(a, b, buf) : node_compute_region(a, sel, buf);
+        rc = block_values(c, a, sel, b, buf);
         if (rc == 0) rc = zc_zarr_write(a->mat, sel, buf, nbytes);
         zc__free(buf);
     }

@@ -12,23 +12,7 @@ int zc_from_zarr(zc_store *st, const char *path, zc_array **out)
 {
     zc__err_clear();
     if (!st || !out) return zc__err(ZC_EINVAL, "zc_from_zarr: NULL argument");
-    zc_zarr *z;
-    ZC_TRY(zc_zarr_open(st, path ? path : "", &z));
-    /* the read unit (inner chunk when sharded) is the natural block */
-    int rc = node_new(NODE_ZARR, z->m.ndim, z->m.shape, z->rchunk, z->m.dtype.type, 0, NULL, out);
-    if (rc < 0) {
-        zc_zarr_close(z);
-        return rc;
-    }
-    (*out)->p.zarr.store = st;
-    (*out)->p.zarr.z = z;
-    (*out)->p.zarr.path = zc__strdup(z->path);
-    if (!(*out)->p.zarr.path) {
-        zc_array_release(*out);
-        *out = NULL;
-        return ZC_ENOMEM;
-    }
-    return 0;
+    return node_from_zarr(st, path, out);
 }
 
 int zc_asarray(const void *data, zc_dtype dtype, int ndim, const int64_t *shape, const int64_t *chunks,

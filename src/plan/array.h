@@ -7,21 +7,18 @@
  * from its inputs; so fusion is simply "not materializing" a node, and a task
  * pulls exactly the regions it needs through a chain of fused nodes.
  *
- * Kinds:
- *   ZARR     a stored array (source)
- *   BUFFER   a copy of a caller's buffer
- *   CREATE   values from the element index: full, arange, linspace, eye, random
- *   SCALAR   a 0-d "weak" scalar (Python number semantics in promotion)
- *   EW       one elementwise function of 1–3 inputs, with broadcasting
- *   SLICE    basic indexing: per output dim an input dim with start/step, or a new axis
- *   REDUCE   one round of a tree reduction (see ops/reduce.c)
+ * Kinds (each one row of the kind table, plan/kind.h, in the file named):
+ *   ZARR, BUFFER, CREATE, SCALAR  sources: stored, a caller's buffer, generated, a scalar (plan/source.c)
+ *   EW       one elementwise function of 1–3 inputs, with broadcasting (plan/elementwise.c)
+ *   SLICE    basic indexing: per output dim an input dim with start/step, or a new axis (plan/slice.c)
+ *   REDUCE   one round of a tree reduction (plan/reduce.c; ops/reduce.c makes the rounds)
  *   RECHUNK  the same values with other chunks (one copy stage; multistage
- *            rechunks are chains of these, planned at compute time)
+ *            rechunks are chains of these, planned at compute time) (plan/rechunk.c)
  *   RESHAPE, VIEW, CONCAT, GATHER, TOTALS, SCAN: manipulation and cumulative
- *            functions, see plan/manip.h
- *   MATMUL   (batched) matrix product of two inputs, see plan/matmul.h
- *   DECOMP   QR, SVD, solve... (LAPACK) and TSQR's pieces, see plan/decomp.h
- *   FFT      1-D transforms along an axis held whole by every input block, see plan/fft.h */
+ *            functions (plan/manip.c, see plan/manip.h)
+ *   MATMUL   (batched) matrix product of two inputs (plan/matmul.c)
+ *   DECOMP   QR, SVD, solve... (LAPACK) and TSQR's pieces (plan/decomp.c)
+ *   FFT      1-D transforms along an axis held whole by every input block (plan/fft.c) */
 #ifndef ZC_PLAN_ARRAY_H
 #define ZC_PLAN_ARRAY_H
 
@@ -41,7 +38,8 @@ typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_S
               /* plan/manip.h */ NODE_RESHAPE, NODE_VIEW, NODE_CONCAT, NODE_GATHER, NODE_TOTALS, NODE_SCAN,
               /* plan/matmul.h */ NODE_MATMUL,
               /* plan/decomp.h */ NODE_DECOMP,
-              /* plan/fft.h */ NODE_FFT } node_kind;
+              /* plan/fft.h */ NODE_FFT,
+              NODE_KIND_END_ /* the number of kinds (plan/kind.c has a row for each) */ } node_kind;
 
 typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
 
@@ -160,10 +158,11 @@ size_t node_region_bytes(const zc_array *a, const zc_range *sel);
 /* Bytes of one full chunk. */
 size_t node_chunk_bytes(const zc_array *a);
 
-/* Build the fused program of an EW node over its subtree of unmaterialized EW nodes. */
-int node_fuse_ew(zc_array *a);
-/* Release the fused program (end of a computation). */
-void node_unfuse_ew(zc_array *a);
+/* A node reading the stored array at path of st (opens it; plan/source.c). */
+int node_from_zarr(zc_store *st, const char *path, zc_array **out);
+/* Region of input l of a broadcasting node root (its trailing dims aligned with
+ * root's; size-1 dims broadcast) that region sel of root reads. */
+void node_leaf_sel(const zc_array *root, const zc_array *l, const zc_range *sel, zc_range *lsel);
 
 /* Compute the values of a region into out (C order, native). Uses the
  * materialized array when there is one. Thread-safe. */

@@ -10,6 +10,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "kernels/lapack.h"
+#include "plan/kind.h"
 
 static const char *const NAMES[LA_NOPS] = {
     "tsqr_r", "tsqr_q", "matmul_small", "matmul_t", "qr_q", "qr_r", "svd_u", "svd_s", "svd_vt", "solve", "cholesky",
@@ -26,7 +27,7 @@ int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks,
     return 0;
 }
 
-const char *decomp_name(const zc_array *a)
+static const char *decomp_name(const zc_array *a)
 {
     return a->p.decomp.op >= 0 && a->p.decomp.op < LA_NOPS ? NAMES[a->p.decomp.op] : "linalg?";
 }
@@ -248,7 +249,7 @@ out:
     return rc;
 }
 
-int decomp_region(zc_array *a, const zc_range *sel, void *out)
+static int decomp_region(zc_array *a, const zc_range *sel, void *out)
 {
     /* a task computes whole blocks only (decomp nodes are always materialized) */
     for (int d = 0; d < a->ndim; d++) {
@@ -272,13 +273,13 @@ int decomp_region(zc_array *a, const zc_range *sel, void *out)
 
 /* ---- projections ---- */
 
-static size_t region2(const zc_array *in, int64_t r0, int64_t r1, int64_t c0, int64_t c1, decomp_proj_fn proj)
+static size_t region2(const zc_array *in, int64_t r0, int64_t r1, int64_t c0, int64_t c1, node_proj_fn proj)
 {
     zc_range sel[2] = {{r0, r1, 1}, {c0, c1, 1}};
     return (size_t)((r1 - r0) * (c1 - c0)) * sizeof(double) + proj(in, sel);
 }
 
-static size_t whole(const zc_array *in, decomp_proj_fn proj)
+static size_t whole(const zc_array *in, node_proj_fn proj)
 {
     zc_range sel[2];
     size_t n = sizeof(double);
@@ -289,7 +290,7 @@ static size_t whole(const zc_array *in, decomp_proj_fn proj)
     return n + proj(in, sel);
 }
 
-size_t decomp_proj(const zc_array *a, const zc_range *sel, decomp_proj_fn proj)
+static size_t decomp_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
 {
     la_op op = (la_op)a->p.decomp.op;
     const zc_array *A = a->inputs[0];
@@ -336,7 +337,7 @@ size_t decomp_proj(const zc_array *a, const zc_range *sel, decomp_proj_fn proj)
 
 /* ---- JSON ---- */
 
-int decomp_to_json(const zc_array *a, json_t *o)
+static int decomp_to_json(const zc_array *a, json_t *o)
 {
     json_object_set_new(o, "op", json_string(decomp_name(a)));
     json_object_set_new(o, "band", json_integer(a->p.decomp.band));
@@ -408,8 +409,9 @@ static bool layout_ok(const zc_array *a)
     }
 }
 
-int decomp_from_json(const json_t *o, zc_array *a)
+static int decomp_from_json(const json_t *o, zc_array *a, int node)
 {
+    (void)node; /* its messages name the kind */
     const char *name = json_string_value(json_object_get(o, "op"));
     int op = -1;
     for (int i = 0; name && i < LA_NOPS; i++)
@@ -426,3 +428,9 @@ int decomp_from_json(const json_t *o, zc_array *a)
         return zc__err(ZC_EFORMAT, "plan: %s node's shape, chunks, dtype or inputs disagree with what it computes", name);
     return 0;
 }
+
+const node_kind_def kind_decomp = {
+    .json = "decomp", .flags = KIND_STORED | KIND_BLAS, .min_inputs = 1, .max_inputs = NODE_MAX_INPUTS,
+    .name = decomp_name, .region = decomp_region, .proj = decomp_proj, .to_json = decomp_to_json,
+    .from_json = decomp_from_json,
+};

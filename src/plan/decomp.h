@@ -24,8 +24,6 @@
 #ifndef ZC_PLAN_DECOMP_H
 #define ZC_PLAN_DECOMP_H
 
-#include <jansson.h>
-
 #include "plan/array.h"
 
 typedef enum {
@@ -36,13 +34,5 @@ typedef enum {
 /* A new decomp node (inputs retained). */
 int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
                 zc_array *const *inputs, int64_t band, int64_t group, zc_array **out);
-/* Compute one block of a (sel must be a block of a's grid). */
-int decomp_region(zc_array *a, const zc_range *sel, void *out);
-/* Bytes a task allocates to compute block `sel` of a (not counting out). */
-typedef size_t (*decomp_proj_fn)(const zc_array *a, const zc_range *sel);
-size_t decomp_proj(const zc_array *a, const zc_range *sel, decomp_proj_fn proj);
-const char *decomp_name(const zc_array *a);
-int decomp_to_json(const zc_array *a, json_t *o);
-int decomp_from_json(const json_t *o, zc_array *a);
 
 #endif

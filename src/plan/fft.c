@@ -24,6 +24,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "kernels/fft.h"
+#include "plan/kind.h"
 #include "zarr/zarr.h"
 
 #define FFT_BATCH_BYTES ((size_t)256 << 10)
@@ -338,7 +339,7 @@ static int direct_region(zc_array *a, const zc_range *sel, const geom *g, const 
     return 0;
 }
 
-int fftn_region(zc_array *a, const zc_range *sel, void *outv)
+static int fftn_region(zc_array *a, const zc_range *sel, void *outv)
 {
     unsigned char *out = outv;
     fftk_kind kind = (fftk_kind)a->p.fft.kind;
@@ -496,7 +497,7 @@ out:
     return rc;
 }
 
-size_t fftn_proj(const zc_array *a, const zc_range *sel, fftn_proj_fn proj)
+static size_t fftn_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
 {
     if ((fftk_kind)a->p.fft.kind == FFTK_NONE) return proj(a->inputs[0], sel);
     geom g;
@@ -509,14 +510,14 @@ size_t fftn_proj(const zc_array *a, const zc_range *sel, fftn_proj_fn proj)
            2 * (FFTK_ALIGN + sizeof(void *)) + 64;
 }
 
-const char *fftn_name(const zc_array *a)
+static const char *fftn_name(const zc_array *a)
 {
     static const char *const names[] = {"fft", "ifft", "rfft", "irfft", "twiddle"};
     int k = a->p.fft.kind;
     return k >= 0 && k <= FFTK_NONE ? names[k] : "fft?";
 }
 
-int fftn_to_json(const zc_array *a, json_t *o)
+static int fftn_to_json(const zc_array *a, json_t *o)
 {
     const typeof(a->p.fft) *p = &a->p.fft;
     json_t *f = json_pack("{s:i, s:i, s:I, s:f, s:b, s:b, s:i, s:I, s:i}", "axis", p->axis, "kind", p->kind, "n",
@@ -526,8 +527,9 @@ int fftn_to_json(const zc_array *a, json_t *o)
     return json_object_set_new(o, "fft", f) < 0 ? zc__err(ZC_ENOMEM, "plan: fft node parameters") : 0;
 }
 
-int fftn_from_json(const json_t *o, zc_array *a)
+static int fftn_from_json(const json_t *o, zc_array *a, int node)
 {
+    (void)node; /* its messages name the kind */
     json_t *f = json_object_get(o, "fft");
     typeof(a->p.fft) *p = &a->p.fft;
     int cin = 0, cout = 0;
@@ -562,3 +564,8 @@ int fftn_from_json(const json_t *o, zc_array *a)
                        zc_dtype_name(in->dtype), zc_dtype_name(a->dtype), p->kind);
     return 0;
 }
+
+const node_kind_def kind_fft = {
+    .json = "fft", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 1,
+    .name = fftn_name, .region = fftn_region, .proj = fftn_proj, .to_json = fftn_to_json, .from_json = fftn_from_json,
+};

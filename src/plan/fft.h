@@ -1,4 +1,5 @@
-/* plan/fft.h — the FFT node kind (ops/fft.c builds it).
+/* plan/fft.h — the FFT node kind (ops/fft.c builds it; its row of the kind
+ * table, plan/kind.h, is in plan/fft.c).
  *
  *   FFT  1-D transforms along one axis (p.fft.axis) whose input holds the
  *        whole axis in every block: each output region pulls its input region
@@ -17,19 +18,6 @@
 #ifndef ZC_PLAN_FFT_H
 #define ZC_PLAN_FFT_H
 
-#include <jansson.h>
-
 #include "plan/array.h"
-
-/* Compute a region of an FFT node (out: C order). */
-int fftn_region(zc_array *a, const zc_range *sel, void *out);
-/* Bytes a task allocates for it (not counting out); `proj` projects the input. */
-typedef size_t (*fftn_proj_fn)(const zc_array *a, const zc_range *sel);
-size_t fftn_proj(const zc_array *a, const zc_range *sel, fftn_proj_fn proj);
-/* "fft", "ifft", "rfft", "irfft", "twiddle". */
-const char *fftn_name(const zc_array *a);
-/* Parameters into/out of a plan node object (from_json validates them). */
-int fftn_to_json(const zc_array *a, json_t *o);
-int fftn_from_json(const json_t *o, zc_array *a);
 
 #endif

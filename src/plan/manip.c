@@ -13,6 +13,7 @@
 #include "core/checked.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "plan/kind.h"
 #include "zarr/copy.h"
 
 #define RESHAPE_SLACK 4096  /* elements a reshape leaf may pull beyond 2× its region */
@@ -129,8 +130,9 @@ static void view_copy(unsigned char *out, const unsigned char *src, const int64_
     }
 }
 
-static int view_region(zc_array *a, const zc_range *sel, unsigned char *out)
+static int view_region(zc_array *a, const zc_range *sel, void *outv)
 {
+    unsigned char *out = outv;
     if (elems_of(a->ndim, sel) == 0) return 0;
     zc_range box[ZC_MAX_DIMS];
     int64_t bstride[ZC_MAX_DIMS], boff;
@@ -150,7 +152,7 @@ static int view_region(zc_array *a, const zc_range *sel, unsigned char *out)
     return rc;
 }
 
-static size_t view_proj(const zc_array *a, const zc_range *sel, manip_proj_fn proj)
+static size_t view_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
 {
     if (elems_of(a->ndim, sel) == 0) return 0;
     zc_range box[ZC_MAX_DIMS];
@@ -188,8 +190,9 @@ static int64_t concat_part(const zc_array *a, int k, const zc_range *sel, zc_ran
     return n;
 }
 
-static int concat_region(zc_array *a, const zc_range *sel, unsigned char *out)
+static int concat_region(zc_array *a, const zc_range *sel, void *outv)
 {
+    unsigned char *out = outv;
     int ax = a->p.concat.axis;
     if (elems_of(a->ndim, sel) == 0) return 0;
     int64_t lead, inner, c = cnt_of(&sel[ax]);
@@ -220,7 +223,7 @@ static int concat_region(zc_array *a, const zc_range *sel, unsigned char *out)
     return rc;
 }
 
-static size_t concat_proj(const zc_array *a, const zc_range *sel, manip_proj_fn proj)
+static size_t concat_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
 {
     int ax = a->p.concat.axis;
     if (elems_of(a->ndim, sel) == 0) return 0;
@@ -270,8 +273,9 @@ static int64_t gather_map(const zc_array *a, int64_t j)
  * clusters spanning at most as many input indices as the region has along
  * the axis; each cluster is one pull, then its slabs are copied to their
  * places (runs of consecutive indices as one copy). */
-static int gather_region(zc_array *a, const zc_range *sel, unsigned char *out)
+static int gather_region(zc_array *a, const zc_range *sel, void *outv)
 {
+    unsigned char *out = outv;
     int ax = a->p.gather.axis;
     zc_array *in = a->inputs[0];
     if (elems_of(a->ndim, sel) == 0) return 0;
@@ -318,7 +322,7 @@ static int gather_region(zc_array *a, const zc_range *sel, unsigned char *out)
     return rc;
 }
 
-static size_t gather_proj(const zc_array *a, const zc_range *sel, manip_proj_fn proj)
+static size_t gather_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
 {
     int ax = a->p.gather.axis;
     const zc_array *in = a->inputs[0];
@@ -441,7 +445,7 @@ static void reshape_gather(const zc_array *a, const zc_range *sel, const zc_rang
 }
 
 typedef struct {
-    manip_proj_fn proj; /* NULL: compute; else simulate and record the peak */
+    node_proj_fn proj; /* NULL: compute; else simulate and record the peak */
     size_t peak;
 } rs_walk;
 
@@ -481,8 +485,9 @@ static int reshape_walk(zc_array *a, const rgroups *g, const zc_range *sel, unsi
     return rc;
 }
 
-static int reshape_region(zc_array *a, const zc_range *sel, unsigned char *out)
+static int reshape_region(zc_array *a, const zc_range *sel, void *outv)
 {
+    unsigned char *out = outv;
     rgroups g;
     reshape_groups(a, &g);
     rs_walk w = {NULL, 0};
@@ -491,7 +496,7 @@ static int reshape_region(zc_array *a, const zc_range *sel, unsigned char *out)
 
 /* The region itself and translated copies of it spread over the array: the
  * pulls depend on where a region lies, not only on its counts. */
-static size_t reshape_proj(const zc_array *a, const zc_range *sel, manip_proj_fn proj)
+static size_t reshape_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
 {
     int nd = a->ndim;
     if (elems_of(nd, sel) == 0) return 0;
@@ -530,7 +535,7 @@ typedef union {
 
 enum { K_INT, K_FLT, K_CPX };
 
-static int kind_of(zc_dtype t)
+static int acc_kind_of(zc_dtype t)
 {
     if (t == ZC_COMPLEX64 || t == ZC_COMPLEX128) return K_CPX;
     if (t == ZC_FLOAT16 || t == ZC_FLOAT32 || t == ZC_FLOAT64) return K_FLT;
@@ -539,7 +544,7 @@ static int kind_of(zc_dtype t)
 
 zc_dtype manip_scan_acc_dtype(zc_dtype result)
 {
-    int k = kind_of(result);
+    int k = acc_kind_of(result);
     return k == K_CPX ? ZC_COMPLEX128 : k == K_FLT ? ZC_FLOAT64 : ZC_INT64;
 }
 
@@ -628,11 +633,12 @@ static inline void acc_op(int op, int k, acc_v *a, const acc_v *b)
 }
 
 /* Segment totals: out[.., t, ..] = op over input segment sel[ax].start + t*step. */
-static int totals_region(zc_array *a, const zc_range *sel, unsigned char *out)
+static int totals_region(zc_array *a, const zc_range *sel, void *outv)
 {
+    unsigned char *out = outv;
     const typeof(a->p.scan) *s = &a->p.scan;
     zc_array *x = a->inputs[0];
-    int ax = s->axis, k = kind_of(a->dtype);
+    int ax = s->axis, k = acc_kind_of(a->dtype);
     if (elems_of(a->ndim, sel) == 0) return 0;
     int64_t lead, inner, cb = cnt_of(&sel[ax]), n = x->shape[ax], seg = s->seg < n ? s->seg : n;
     lead_inner(a->ndim, sel, ax, &lead, &inner);
@@ -666,7 +672,7 @@ static int totals_region(zc_array *a, const zc_range *sel, unsigned char *out)
     return rc;
 }
 
-static size_t totals_proj(const zc_array *a, const zc_range *sel, manip_proj_fn proj)
+static size_t totals_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
 {
     const zc_array *x = a->inputs[0];
     int ax = a->p.scan.axis;
@@ -682,11 +688,12 @@ static size_t totals_proj(const zc_array *a, const zc_range *sel, manip_proj_fn 
 /* Output j along the axis = op over input [0, j - initial]. The region scans
  * its input from the start of the segment holding its first index, from that
  * segment's carry (input 1 at the segment's index; none = identity). */
-static int scan_region(zc_array *a, const zc_range *sel, unsigned char *out)
+static int scan_region(zc_array *a, const zc_range *sel, void *outv)
 {
+    unsigned char *out = outv;
     const typeof(a->p.scan) *s = &a->p.scan;
     zc_array *x = a->inputs[0], *carry = a->ninputs > 1 ? a->inputs[1] : NULL;
-    int ax = s->axis, k = kind_of(a->dtype);
+    int ax = s->axis, k = acc_kind_of(a->dtype);
     if (elems_of(a->ndim, sel) == 0) return 0;
     int64_t lead, inner, c = cnt_of(&sel[ax]), o0 = sel[ax].start, ost = sel[ax].step;
     lead_inner(a->ndim, sel, ax, &lead, &inner);
@@ -736,7 +743,7 @@ static int scan_region(zc_array *a, const zc_range *sel, unsigned char *out)
     return rc;
 }
 
-static size_t scan_proj(const zc_array *a, const zc_range *sel, manip_proj_fn proj)
+static size_t scan_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
 {
     const zc_array *x = a->inputs[0], *carry = a->ninputs > 1 ? a->inputs[1] : NULL;
     int ax = a->p.scan.axis;
@@ -757,115 +764,70 @@ static size_t scan_proj(const zc_array *a, const zc_range *sel, manip_proj_fn pr
     return acc + max_sz(with_carry, with_x);
 }
 
-/* ================================================================ dispatch */
-
-bool manip_kind(node_kind k) { return k >= NODE_RESHAPE && k <= NODE_SCAN; }
-
-int manip_region(zc_array *a, const zc_range *sel, void *out)
-{
-    switch (a->kind) {
-    case NODE_RESHAPE: return reshape_region(a, sel, out);
-    case NODE_VIEW: return view_region(a, sel, out);
-    case NODE_CONCAT: return concat_region(a, sel, out);
-    case NODE_GATHER: return gather_region(a, sel, out);
-    case NODE_TOTALS: return totals_region(a, sel, out);
-    case NODE_SCAN: return scan_region(a, sel, out);
-    default: break;
-    }
-    return zc__err(ZC_EINTERNAL, "manip_region: node kind %d", (int)a->kind);
-}
-
-size_t manip_proj(const zc_array *a, const zc_range *sel, manip_proj_fn proj)
-{
-    switch (a->kind) {
-    case NODE_RESHAPE: return reshape_proj(a, sel, proj);
-    case NODE_VIEW: return view_proj(a, sel, proj);
-    case NODE_CONCAT: return concat_proj(a, sel, proj);
-    case NODE_GATHER: return gather_proj(a, sel, proj);
-    case NODE_TOTALS: return totals_proj(a, sel, proj);
-    case NODE_SCAN: return scan_proj(a, sel, proj);
-    default: break;
-    }
-    return 0;
-}
+/* ================================================================ the kinds */
 
 static const char *const VIEW_NAMES[] = {"permute_dims", "moveaxis", "matrix_transpose", "flip",
                                          "broadcast_to", "expand_dims", "squeeze"};
 static const char *const GATHER_NAMES[] = {"take", "repeat", "tile", "roll"};
 
-const char *manip_name(const zc_array *a)
+static const char *reshape_name(const zc_array *a) { (void)a; return "reshape"; }
+static const char *view_name(const zc_array *a)
 {
-    switch (a->kind) {
-    case NODE_RESHAPE: return "reshape";
-    case NODE_VIEW: return a->p.view.what >= 0 && a->p.view.what <= VIEW_SQUEEZE ? VIEW_NAMES[a->p.view.what] : "view";
-    case NODE_CONCAT: return "concat";
-    case NODE_GATHER: return a->p.gather.mode >= 0 && a->p.gather.mode <= GATHER_ROLL ? GATHER_NAMES[a->p.gather.mode] : "gather";
-    case NODE_TOTALS: return a->p.scan.op == SCAN_PROD ? "cumulative_prod_totals" : "cumulative_sum_totals";
-    case NODE_SCAN: return a->p.scan.op == SCAN_PROD ? "cumulative_prod" : "cumulative_sum";
-    default: return "?";
-    }
+    return a->p.view.what >= 0 && a->p.view.what <= VIEW_SQUEEZE ? VIEW_NAMES[a->p.view.what] : "view";
+}
+static const char *concat_name(const zc_array *a) { (void)a; return "concat"; }
+static const char *gather_name(const zc_array *a)
+{
+    return a->p.gather.mode >= 0 && a->p.gather.mode <= GATHER_ROLL ? GATHER_NAMES[a->p.gather.mode] : "gather";
+}
+static const char *totals_name(const zc_array *a)
+{
+    return a->p.scan.op == SCAN_PROD ? "cumulative_prod_totals" : "cumulative_sum_totals";
+}
+static const char *scan_name(const zc_array *a) { return a->p.scan.op == SCAN_PROD ? "cumulative_prod" : "cumulative_sum"; }
+
+static void gather_release(zc_array *a)
+{
+    if (a->origin) return; /* the origin's */
+    zc__free(a->p.gather.idx);
+    a->p.gather.idx = NULL;
 }
 
-void manip_free(zc_array *a)
+/* ---- JSON ---- */
+
+static int view_to_json(const zc_array *a, json_t *o)
 {
-    if (a->kind == NODE_GATHER) {
-        zc__free(a->p.gather.idx);
-        a->p.gather.idx = NULL;
-    }
+    kind_view_to_json(o, a->p.view.in_dim, a->p.view.start, a->p.view.step, a->p.view.fixed, a->ndim,
+                      a->inputs[0]->ndim);
+    json_object_set_new(o, "what", json_integer(a->p.view.what));
+    return 0;
 }
 
-/* ================================================================ JSON */
-
-static const char *const KIND_JSON[] = {"reshape", "view", "concat", "gather", "totals", "scan"};
-
-const char *manip_kind_json(node_kind k) { return manip_kind(k) ? KIND_JSON[k - NODE_RESHAPE] : "?"; }
-
-int manip_kind_from_json(const char *name, node_kind *k)
+static int concat_to_json(const zc_array *a, json_t *o)
 {
-    for (int i = 0; i <= NODE_SCAN - NODE_RESHAPE; i++)
-        if (!strcmp(name, KIND_JSON[i])) {
-            *k = (node_kind)(NODE_RESHAPE + i);
-            return 0;
-        }
-    return -1;
+    json_object_set_new(o, "axis", json_integer(a->p.concat.axis));
+    return 0;
 }
 
-static json_t *ints(const int64_t *v, int64_t n)
+static int gather_to_json(const zc_array *a, json_t *o)
 {
-    json_t *a = json_array();
-    for (int64_t i = 0; i < n; i++) json_array_append_new(a, json_integer(v[i]));
-    return a;
+    json_object_set_new(o, "axis", json_integer(a->p.gather.axis));
+    json_object_set_new(o, "mode", json_integer(a->p.gather.mode));
+    json_object_set_new(o, "k", json_integer(a->p.gather.k));
+    if (a->p.gather.mode == GATHER_TAKE) {
+        json_t *idx = json_array();
+        for (int64_t i = 0; i < a->p.gather.nidx; i++) json_array_append_new(idx, json_integer(a->p.gather.idx[i]));
+        json_object_set_new(o, "idx", idx);
+    }
+    return 0;
 }
 
-int manip_to_json(const zc_array *a, json_t *o)
+static int scan_to_json(const zc_array *a, json_t *o)
 {
-    switch (a->kind) {
-    case NODE_VIEW: {
-        int64_t in_dim[ZC_MAX_DIMS];
-        for (int d = 0; d < a->ndim; d++) in_dim[d] = a->p.view.in_dim[d];
-        json_object_set_new(o, "in_dim", ints(in_dim, a->ndim));
-        json_object_set_new(o, "start", ints(a->p.view.start, a->ndim));
-        json_object_set_new(o, "step", ints(a->p.view.step, a->ndim));
-        json_object_set_new(o, "fixed", ints(a->p.view.fixed, a->inputs[0]->ndim));
-        json_object_set_new(o, "what", json_integer(a->p.view.what));
-        break;
-    }
-    case NODE_CONCAT: json_object_set_new(o, "axis", json_integer(a->p.concat.axis)); break;
-    case NODE_GATHER:
-        json_object_set_new(o, "axis", json_integer(a->p.gather.axis));
-        json_object_set_new(o, "mode", json_integer(a->p.gather.mode));
-        json_object_set_new(o, "k", json_integer(a->p.gather.k));
-        if (a->p.gather.mode == GATHER_TAKE) json_object_set_new(o, "idx", ints(a->p.gather.idx, a->p.gather.nidx));
-        break;
-    case NODE_TOTALS:
-    case NODE_SCAN:
-        json_object_set_new(o, "axis", json_integer(a->p.scan.axis));
-        json_object_set_new(o, "op", json_integer(a->p.scan.op));
-        json_object_set_new(o, "initial", json_integer(a->p.scan.initial));
-        json_object_set_new(o, "seg", json_integer(a->p.scan.seg));
-        break;
-    default: break;
-    }
+    json_object_set_new(o, "axis", json_integer(a->p.scan.axis));
+    json_object_set_new(o, "op", json_integer(a->p.scan.op));
+    json_object_set_new(o, "initial", json_integer(a->p.scan.initial));
+    json_object_set_new(o, "seg", json_integer(a->p.scan.seg));
     return 0;
 }
 
@@ -884,112 +846,160 @@ static int jints(const json_t *o, const char *key, int64_t *out, int64_t n, int6
     return 0;
 }
 
-#define BAD(what) zc__err(ZC_EFORMAT, "plan: %s node: bad %s", manip_kind_json(a->kind), what)
+#define BAD(what) zc__err(ZC_EFORMAT, "plan: %s node: bad %s", kind_of(a)->json, what)
 
-int manip_from_json(const json_t *o, zc_array *a)
+/* The values are moved, not converted (scans convert through their accumulators). */
+static int same_dtype(const zc_array *a)
 {
-    int need = a->kind == NODE_CONCAT ? 2 : 1, most = a->kind == NODE_CONCAT ? 3 : a->kind == NODE_SCAN ? 2 : 1;
-    if (a->ninputs < need || a->ninputs > most) return BAD("number of inputs");
-    zc_array *in = a->inputs[0];
+    for (int k = 0; k < a->ninputs; k++)
+        if (a->inputs[k]->dtype != a->dtype || a->inputs[k]->itemsize != a->itemsize) return BAD("dtype (not its input's)");
+    return 0;
+}
+
+static int reshape_from_json(const json_t *o, zc_array *a, int i)
+{
+    (void)o, (void)i;
+    ZC_TRY(same_dtype(a));
+    const zc_array *in = a->inputs[0];
     int64_t n = 1, m = 1;
-    /* the values are moved, not converted (scans convert through their accumulators) */
-    if (a->kind != NODE_TOTALS && a->kind != NODE_SCAN)
-        for (int k = 0; k < a->ninputs; k++)
-            if (a->inputs[k]->dtype != a->dtype || a->inputs[k]->itemsize != a->itemsize) return BAD("dtype (not its input's)");
-    switch (a->kind) {
-    case NODE_RESHAPE:
-        for (int d = 0; d < a->ndim; d++) n *= a->shape[d];
-        for (int d = 0; d < in->ndim; d++) m *= in->shape[d];
-        if (n != m) return BAD("shape (sizes differ)");
-        return 0;
-    case NODE_VIEW: {
-        int64_t v[ZC_MAX_DIMS];
-        if (jints(o, "in_dim", v, a->ndim, -1, in->ndim - 1) < 0) return BAD("in_dim");
-        for (int d = 0; d < a->ndim; d++) a->p.view.in_dim[d] = (int)v[d];
-        if (jints(o, "start", a->p.view.start, a->ndim, 0, INT64_MAX / 2) < 0 ||
-            jints(o, "step", a->p.view.step, a->ndim, -1, 1) < 0 ||
-            jints(o, "fixed", a->p.view.fixed, in->ndim, -1, INT64_MAX / 2) < 0)
-            return BAD("start, step or fixed");
-        a->p.view.what = (int)jint(o, "what");
-        /* every element read lies in the input: each input dimension feeds one output
-         * dimension (its range inside it) or is fixed at an index inside it */
-        bool used[ZC_MAX_DIMS] = {0};
-        for (int d = 0; d < a->ndim; d++) {
-            int k = a->p.view.in_dim[d];
-            if (k < 0) continue;
-            if (used[k]) return BAD("in_dim (an input dimension used twice)");
-            used[k] = true;
-            int64_t first = a->p.view.start[d], last;
-            if (a->shape[d] > 0 && (ck_add_i64(first, (a->shape[d] - 1) * a->p.view.step[d], &last) ||
-                                    first >= in->shape[k] || last < 0 || last >= in->shape[k]))
-                return BAD("start or step (outside the input)");
-        }
-        for (int k = 0; k < in->ndim; k++)
-            if (used[k] ? a->p.view.fixed[k] != -1 : a->p.view.fixed[k] < 0 || a->p.view.fixed[k] >= in->shape[k])
-                return BAD("fixed");
-        return 0;
+    for (int d = 0; d < a->ndim; d++) n *= a->shape[d];
+    for (int d = 0; d < in->ndim; d++) m *= in->shape[d];
+    if (n != m) return BAD("shape (sizes differ)");
+    return 0;
+}
+
+static int view_from_json(const json_t *o, zc_array *a, int i)
+{
+    (void)i;
+    ZC_TRY(same_dtype(a));
+    const zc_array *in = a->inputs[0];
+    int64_t v[ZC_MAX_DIMS];
+    if (jints(o, "in_dim", v, a->ndim, -1, in->ndim - 1) < 0) return BAD("in_dim");
+    for (int d = 0; d < a->ndim; d++) a->p.view.in_dim[d] = (int)v[d];
+    if (jints(o, "start", a->p.view.start, a->ndim, 0, INT64_MAX / 2) < 0 ||
+        jints(o, "step", a->p.view.step, a->ndim, -1, 1) < 0 ||
+        jints(o, "fixed", a->p.view.fixed, in->ndim, -1, INT64_MAX / 2) < 0)
+        return BAD("start, step or fixed");
+    a->p.view.what = (int)jint(o, "what");
+    /* every element read lies in the input: each input dimension feeds one output
+     * dimension (its range inside it) or is fixed at an index inside it */
+    bool used[ZC_MAX_DIMS] = {0};
+    for (int d = 0; d < a->ndim; d++) {
+        int k = a->p.view.in_dim[d];
+        if (k < 0) continue;
+        if (used[k]) return BAD("in_dim (an input dimension used twice)");
+        used[k] = true;
+        int64_t first = a->p.view.start[d], last;
+        if (a->shape[d] > 0 && (ck_add_i64(first, (a->shape[d] - 1) * a->p.view.step[d], &last) ||
+                                first >= in->shape[k] || last < 0 || last >= in->shape[k]))
+            return BAD("start or step (outside the input)");
     }
-    case NODE_CONCAT:
-        a->p.concat.axis = (int)jint(o, "axis");
-        if (a->p.concat.axis < 0 || a->p.concat.axis >= a->ndim) return BAD("axis");
-        n = 0;
-        for (int k = 0; k < a->ninputs; k++) {
-            if (a->inputs[k]->ndim != a->ndim || a->inputs[k]->itemsize != a->itemsize) return BAD("inputs");
-            for (int d = 0; d < a->ndim; d++)
-                if (d != a->p.concat.axis && a->inputs[k]->shape[d] != a->shape[d]) return BAD("inputs (shapes off the axis)");
-            n += a->inputs[k]->shape[a->p.concat.axis];
-        }
-        if (n != a->shape[a->p.concat.axis]) return BAD("shape (inputs do not add up)");
-        return 0;
-    case NODE_GATHER: {
-        typeof(a->p.gather) *g = &a->p.gather;
-        g->axis = (int)jint(o, "axis");
-        g->mode = (int)jint(o, "mode");
-        g->k = jint(o, "k");
-        if (g->axis < 0 || g->axis >= in->ndim || in->ndim != a->ndim) return BAD("axis");
+    for (int k = 0; k < in->ndim; k++)
+        if (used[k] ? a->p.view.fixed[k] != -1 : a->p.view.fixed[k] < 0 || a->p.view.fixed[k] >= in->shape[k])
+            return BAD("fixed");
+    return 0;
+}
+
+static int concat_from_json(const json_t *o, zc_array *a, int i)
+{
+    (void)i;
+    ZC_TRY(same_dtype(a));
+    a->p.concat.axis = (int)jint(o, "axis");
+    if (a->p.concat.axis < 0 || a->p.concat.axis >= a->ndim) return BAD("axis");
+    int64_t n = 0;
+    for (int k = 0; k < a->ninputs; k++) {
+        if (a->inputs[k]->ndim != a->ndim || a->inputs[k]->itemsize != a->itemsize) return BAD("inputs");
         for (int d = 0; d < a->ndim; d++)
-            if (d != g->axis && in->shape[d] != a->shape[d]) return BAD("shape (off the axis)");
-        int64_t len = in->shape[g->axis], outn = a->shape[g->axis];
-        if (g->mode < GATHER_TAKE || g->mode > GATHER_ROLL) return BAD("mode");
-        if (outn > 0 && len == 0) return BAD("shape");
-        if (g->mode == GATHER_REPEAT && (g->k < 0 || (g->k == 0 && outn) || g->k > INT64_MAX / (len ? len : 1) || outn > len * g->k))
-            return BAD("repeats");
-        if (g->mode == GATHER_ROLL && (g->k < 0 || (len && g->k >= len) || outn != len)) return BAD("shift");
-        if (g->mode == GATHER_TAKE) {
-            g->nidx = outn;
-            if (!(g->idx = zc__malloc_array((size_t)(outn ? outn : 1), sizeof(int64_t)))) return ZC_ENOMEM;
-            if (jints(o, "idx", g->idx, outn, 0, len - 1) < 0) return BAD("idx");
-        }
-        return 0;
+            if (d != a->p.concat.axis && a->inputs[k]->shape[d] != a->shape[d]) return BAD("inputs (shapes off the axis)");
+        n += a->inputs[k]->shape[a->p.concat.axis];
     }
-    case NODE_TOTALS:
-    case NODE_SCAN:
-        a->p.scan.axis = (int)jint(o, "axis");
-        a->p.scan.op = (int)jint(o, "op");
-        a->p.scan.initial = (int)jint(o, "initial");
-        a->p.scan.seg = jint(o, "seg");
-        if (a->p.scan.axis < 0 || a->p.scan.axis >= in->ndim || in->ndim != a->ndim) return BAD("axis");
-        if (a->p.scan.seg < 1 || (a->p.scan.op != SCAN_SUM && a->p.scan.op != SCAN_PROD) ||
-            (a->p.scan.initial != 0 && a->p.scan.initial != 1))
-            return BAD("op, initial or seg");
-        if (a->kind == NODE_SCAN && a->ninputs == 1 && in->shape[a->p.scan.axis] > a->p.scan.seg)
-            return BAD("carry (missing)");
-        {
-            int ax = a->p.scan.axis;
-            int64_t segs = ck_ceildiv(in->shape[ax], a->p.scan.seg);
-            for (int d = 0; d < a->ndim; d++)
-                if (d != ax && in->shape[d] != a->shape[d]) return BAD("shape (off the axis)");
-            if (a->shape[ax] != (a->kind == NODE_TOTALS ? segs : in->shape[ax] + a->p.scan.initial))
-                return BAD("shape (along the axis)");
-            if (a->ninputs > 1) {
-                const zc_array *c = a->inputs[1];
-                if (c->ndim != a->ndim || c->shape[ax] < segs) return BAD("carry (shape)");
-                for (int d = 0; d < a->ndim; d++)
-                    if (d != ax && c->shape[d] != a->shape[d]) return BAD("carry (shape off the axis)");
-            }
-        }
-        return 0;
-    default: break;
+    if (n != a->shape[a->p.concat.axis]) return BAD("shape (inputs do not add up)");
+    return 0;
+}
+
+static int gather_from_json(const json_t *o, zc_array *a, int i)
+{
+    (void)i;
+    ZC_TRY(same_dtype(a));
+    const zc_array *in = a->inputs[0];
+    typeof(a->p.gather) *g = &a->p.gather;
+    g->axis = (int)jint(o, "axis");
+    g->mode = (int)jint(o, "mode");
+    g->k = jint(o, "k");
+    if (g->axis < 0 || g->axis >= in->ndim || in->ndim != a->ndim) return BAD("axis");
+    for (int d = 0; d < a->ndim; d++)
+        if (d != g->axis && in->shape[d] != a->shape[d]) return BAD("shape (off the axis)");
+    int64_t len = in->shape[g->axis], outn = a->shape[g->axis];
+    if (g->mode < GATHER_TAKE || g->mode > GATHER_ROLL) return BAD("mode");
+    if (outn > 0 && len == 0) return BAD("shape");
+    if (g->mode == GATHER_REPEAT && (g->k < 0 || (g->k == 0 && outn) || g->k > INT64_MAX / (len ? len : 1) || outn > len * g->k))
+        return BAD("repeats");
+    if (g->mode == GATHER_ROLL && (g->k < 0 || (len && g->k >= len) || outn != len)) return BAD("shift");
+    if (g->mode == GATHER_TAKE) {
+        g->nidx = outn;
+        if (!(g->idx = zc__malloc_array((size_t)(outn ? outn : 1), sizeof(int64_t)))) return ZC_ENOMEM;
+        if (jints(o, "idx", g->idx, outn, 0, len - 1) < 0) return BAD("idx");
     }
     return 0;
 }
+
+/* TOTALS and SCAN. */
+static int scan_from_json(const json_t *o, zc_array *a, int i)
+{
+    (void)i;
+    const zc_array *in = a->inputs[0];
+    a->p.scan.axis = (int)jint(o, "axis");
+    a->p.scan.op = (int)jint(o, "op");
+    a->p.scan.initial = (int)jint(o, "initial");
+    a->p.scan.seg = jint(o, "seg");
+    if (a->p.scan.axis < 0 || a->p.scan.axis >= in->ndim || in->ndim != a->ndim) return BAD("axis");
+    if (a->p.scan.seg < 1 || (a->p.scan.op != SCAN_SUM && a->p.scan.op != SCAN_PROD) ||
+        (a->p.scan.initial != 0 && a->p.scan.initial != 1))
+        return BAD("op, initial or seg");
+    if (a->kind == NODE_SCAN && a->ninputs == 1 && in->shape[a->p.scan.axis] > a->p.scan.seg)
+        return BAD("carry (missing)");
+    int ax = a->p.scan.axis;
+    int64_t segs = ck_ceildiv(in->shape[ax], a->p.scan.seg);
+    for (int d = 0; d < a->ndim; d++)
+        if (d != ax && in->shape[d] != a->shape[d]) return BAD("shape (off the axis)");
+    if (a->shape[ax] != (a->kind == NODE_TOTALS ? segs : in->shape[ax] + a->p.scan.initial))
+        return BAD("shape (along the axis)");
+    if (a->ninputs > 1) {
+        const zc_array *c = a->inputs[1];
+        if (c->ndim != a->ndim || c->shape[ax] < segs) return BAD("carry (shape)");
+        for (int d = 0; d < a->ndim; d++)
+            if (d != ax && c->shape[d] != a->shape[d]) return BAD("carry (shape off the axis)");
+    }
+    return 0;
+}
+
+/* ---- the rows ---- */
+
+const node_kind_def kind_reshape = {
+    .json = "reshape", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 1,
+    .name = reshape_name, .region = reshape_region, .proj = reshape_proj, .from_json = reshape_from_json,
+};
+const node_kind_def kind_view = {
+    .json = "view", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 1,
+    .name = view_name, .region = view_region, .proj = view_proj, .to_json = view_to_json, .from_json = view_from_json,
+};
+const node_kind_def kind_concat = {
+    .json = "concat", .flags = KIND_FUSED, .min_inputs = 2, .max_inputs = 3,
+    .name = concat_name, .region = concat_region, .proj = concat_proj, .to_json = concat_to_json,
+    .from_json = concat_from_json,
+};
+const node_kind_def kind_gather = {
+    .json = "gather", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 1,
+    .name = gather_name, .region = gather_region, .proj = gather_proj, .to_json = gather_to_json,
+    .from_json = gather_from_json, .release = gather_release,
+};
+const node_kind_def kind_totals = {
+    .json = "totals", .flags = KIND_STORED | KIND_STAGE_ONLY, .min_inputs = 1, .max_inputs = 1,
+    .name = totals_name, .region = totals_region, .proj = totals_proj, .to_json = scan_to_json,
+    .from_json = scan_from_json,
+};
+const node_kind_def kind_scan = {
+    .json = "scan", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 2,
+    .name = scan_name, .region = scan_region, .proj = scan_proj, .to_json = scan_to_json,
+    .from_json = scan_from_json,
+};

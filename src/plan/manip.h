@@ -1,6 +1,6 @@
 /* plan/manip.h — the node kinds of the array API's manipulation, indexing and
- * cumulative functions (ops/manipulation.c, ops/cumulative.c build them):
- * computing any region of their values, the memory that costs, names, JSON.
+ * cumulative functions (ops/manipulation.c, ops/cumulative.c build them; their
+ * rows of the kind table, plan/kind.h, are in plan/manip.c).
  *
  *   RESHAPE  C-order reshape of the input; a region pulls the bounding box of
  *            its input elements (per group of dims whose products match), cut
@@ -24,31 +24,12 @@
 #ifndef ZC_PLAN_MANIP_H
 #define ZC_PLAN_MANIP_H
 
-#include <jansson.h>
-#include <stdbool.h>
-
 #include "plan/array.h"
 
 typedef enum { VIEW_PERMUTE, VIEW_MOVEAXIS, VIEW_MATRIX_TRANSPOSE, VIEW_FLIP, VIEW_BROADCAST, VIEW_EXPAND, VIEW_SQUEEZE } view_what;
 typedef enum { GATHER_TAKE, GATHER_REPEAT, GATHER_TILE, GATHER_ROLL } gather_mode;
 typedef enum { SCAN_SUM, SCAN_PROD } scan_op;
 
-/* True for the kinds above. */
-bool manip_kind(node_kind k);
-/* Compute a region of a node of one of these kinds (out: C order of the region). */
-int manip_region(zc_array *a, const zc_range *sel, void *out);
-/* Bytes a task allocates to compute `sel` of a (not counting out); `proj` projects inputs. */
-typedef size_t (*manip_proj_fn)(const zc_array *a, const zc_range *sel);
-size_t manip_proj(const zc_array *a, const zc_range *sel, manip_proj_fn proj);
-/* Display name ("reshape", "flip", "roll", "cumulative_sum", ...). */
-const char *manip_name(const zc_array *a);
-/* Free owned parameters (the take list). */
-void manip_free(zc_array *a);
-/* JSON kind name, and parameters into/out of a plan node object. */
-const char *manip_kind_json(node_kind k);
-int manip_kind_from_json(const char *name, node_kind *k);
-int manip_to_json(const zc_array *a, json_t *o);
-int manip_from_json(const json_t *o, zc_array *a);
 /* Accumulator storage dtype of a cumulative result dtype (int64, float64, complex128). */
 zc_dtype manip_scan_acc_dtype(zc_dtype result);
 

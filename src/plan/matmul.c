@@ -6,6 +6,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "kernels/matmul.h"
+#include "plan/kind.h"
 #include "plan/matmul.h"
 
 static int64_t count_of(const zc_range *s) { return s->stop > s->start ? (s->stop - s->start - 1) / s->step + 1 : 0; }
@@ -36,7 +37,7 @@ static size_t operand_sel(const zc_array *a, int which, const zc_range *sel, int
     return node_region_bytes(x, xs);
 }
 
-int matmul_region(zc_array *a, const zc_range *sel, void *out)
+static int matmul_region(zc_array *a, const zc_range *sel, void *out)
 {
     const typeof(a->p.matmul) *mm = &a->p.matmul;
     zc_array *A = a->inputs[0], *B = a->inputs[1];
@@ -93,7 +94,7 @@ out:
     return rc;
 }
 
-size_t matmul_proj(const zc_array *a, const zc_range *sel, matmul_proj_fn proj)
+static size_t matmul_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
 {
     zc_range as[ZC_MAX_DIMS], bs[ZC_MAX_DIMS];
     int64_t ams[ZC_MAX_DIMS], bms[ZC_MAX_DIMS];
@@ -103,7 +104,10 @@ size_t matmul_proj(const zc_array *a, const zc_range *sel, matmul_proj_fn proj)
     return abytes + bbytes + proj(a->inputs[0], as) + proj(a->inputs[1], bs);
 }
 
-void matmul_fit(zc_array *a, size_t limit, matmul_stage_fn stage_projection)
+/* Shrink the contracted step (to multiples of x1's chunk while it can) until a
+ * task's projection fits `limit` (it may still not, if the output block alone
+ * is too large: then the plan refuses). */
+static void matmul_fit(zc_array *a, size_t limit, size_t (*stage_projection)(const zc_array *a))
 {
     int64_t base = a->inputs[0]->chunks[a->inputs[0]->ndim - 1], k0 = a->p.matmul.kstep0;
     if (k0 >= 1) a->p.matmul.kstep = k0; /* from the step chosen when made, whatever an earlier plan fitted */
@@ -116,7 +120,7 @@ void matmul_fit(zc_array *a, size_t limit, matmul_stage_fn stage_projection)
     if (stage_projection(a) > limit && k0 >= 1) a->p.matmul.kstep = k0; /* refused anyway: keep the fast step */
 }
 
-int matmul_to_json(const zc_array *a, json_t *o)
+static int matmul_to_json(const zc_array *a, json_t *o)
 {
     json_object_set_new(o, "kstep", json_integer(a->p.matmul.kstep));
     json_object_set_new(o, "kstep0", json_integer(a->p.matmul.kstep0));
@@ -125,8 +129,9 @@ int matmul_to_json(const zc_array *a, json_t *o)
     return 0;
 }
 
-int matmul_from_json(const json_t *o, zc_array *a)
+static int matmul_from_json(const json_t *o, zc_array *a, int node)
 {
+    (void)node; /* its messages name the kind */
     a->p.matmul.kstep = json_integer_value(json_object_get(o, "kstep"));
     a->p.matmul.kstep0 = json_integer_value(json_object_get(o, "kstep0"));
     a->p.matmul.kgroup = json_integer_value(json_object_get(o, "kgroup"));
@@ -148,3 +153,11 @@ int matmul_from_json(const json_t *o, zc_array *a)
         return zc__err(ZC_EFORMAT, "plan: matmul node is malformed (steps out of range for K = %lld)", (long long)K);
     return 0;
 }
+
+static const char *matmul_name(const zc_array *a) { (void)a; return "matmul"; }
+
+const node_kind_def kind_matmul = {
+    .json = "matmul", .flags = KIND_STORED | KIND_BLAS, .min_inputs = 1, .max_inputs = NODE_MAX_INPUTS,
+    .name = matmul_name, .region = matmul_region, .proj = matmul_proj, .fit = matmul_fit, .to_json = matmul_to_json,
+    .from_json = matmul_from_json,
+};

@@ -14,19 +14,6 @@
 #ifndef ZC_PLAN_MATMUL_H
 #define ZC_PLAN_MATMUL_H
 
-#include <jansson.h>
-
 #include "plan/array.h"
-
-int matmul_region(zc_array *a, const zc_range *sel, void *out);
-typedef size_t (*matmul_proj_fn)(const zc_array *a, const zc_range *sel);
-size_t matmul_proj(const zc_array *a, const zc_range *sel, matmul_proj_fn proj);
-/* At plan time: shrink the contracted step (to multiples of x1's chunk while it
- * can) until a task's projection fits `limit` (it may still not, if the output
- * block alone is too large: then the plan refuses). */
-typedef size_t (*matmul_stage_fn)(const zc_array *a);
-void matmul_fit(zc_array *a, size_t limit, matmul_stage_fn stage_projection);
-int matmul_to_json(const zc_array *a, json_t *o);
-int matmul_from_json(const json_t *o, zc_array *a);
 
 #endif

@@ -10,10 +10,8 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/pool.h"
-#include "plan/matmul.h"
-#include "plan/decomp.h"
-#include "plan/fft.h"
-#include "plan/manip.h"
+#include "plan/elementwise.h"
+#include "plan/kind.h"
 #include "plan/rechunk_plan.h"
 #include "zarr/probe.h"
 #include "zarr/zarr.h"
@@ -86,30 +84,9 @@ static int clone_graph(node_list *from, node_list *to, zc_array *root, zc_array 
     return 0;
 }
 
-static const char *kind_name(const zc_array *a)
-{
-    switch (a->kind) {
-    case NODE_ZARR: return "zarr";
-    case NODE_BUFFER: return "asarray";
-    case NODE_CREATE: return "create";
-    case NODE_SCALAR: return "scalar";
-    case NODE_EW: return a->p.ew.op < 0 ? "astype" : a->ninputs == 3 ? "where" : ew_op_name((ew_op)a->p.ew.op);
-    case NODE_SLICE: return "getitem";
-    case NODE_REDUCE: return red_op_name(a->p.reduce.op);
-    case NODE_RECHUNK: return "rechunk";
-    case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
-    case NODE_SCAN: return manip_name(a);
-    case NODE_MATMUL: return "matmul";
-    case NODE_DECOMP: return decomp_name(a);
-    case NODE_FFT: return fftn_name(a);
-    }
-    return "?";
-}
+static const char *kind_name(const zc_array *a) { return kind_of(a)->name(a); }
 
-static bool is_source(const zc_array *a)
-{
-    return a->kind == NODE_ZARR || a->kind == NODE_CREATE || a->kind == NODE_BUFFER || a->kind == NODE_SCALAR;
-}
+static bool is_source(const zc_array *a) { return kind_has(a, KIND_SOURCE); }
 
 static size_t copy_projection(const zc_array *a, const int64_t *from, const int64_t *to);
 
@@ -196,26 +173,7 @@ static int expand_rechunk(zc_array *r, size_t limit, int64_t threads)
 
 /* ---- memory projection (bytes a task allocates, not counting the output buffer) ---- */
 
-static int64_t count_of(const zc_range *s) { return s->stop > s->start ? (s->stop - s->start - 1) / s->step + 1 : 0; }
-
 static size_t proj(const zc_array *a, const zc_range *sel);
-
-/* Reading a region of a stored array: one decoded chunk of scratch, plus the
- * compressed bytes of a batch of chunks (at most 64), counted at decoded size. */
-static size_t proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel)
-{
-    size_t chunk = a->itemsize, touched = 1;
-    for (int d = 0; d < a->ndim; d++) {
-        chunk *= (size_t)chunks[d];
-        int64_t c = count_of(&sel[d]);
-        if (!c) return 0;
-        /* worst alignment: a span of `span` elements touches up to (span + chunk - 2) / chunk + 1 chunks */
-        int64_t span = (c - 1) * sel[d].step + 1, grid = ck_ceildiv(a->shape[d], chunks[d]);
-        int64_t t = (span + chunks[d] - 2) / chunks[d] + 1;
-        touched *= (size_t)(t < grid ? t : grid);
-    }
-    return chunk * (1 + (touched < 64 ? touched : 64));
-}
 
 /* Projected bytes of one copy task from chunks `from` to `to` (the engine's model:
  * the output block, its encoded form, and the source read). */
@@ -228,85 +186,16 @@ static size_t copy_projection(const zc_array *a, const int64_t *from, const int6
         sel[d] = (zc_range){0, e, 1};
         out *= (size_t)e;
     }
-    return WRITE_COPIES * out + TASK_BOOKKEEPING + proj_read(a, from, sel);
-}
-
-static void leaf_sel(const zc_array *root, const zc_array *l, const zc_range *sel, zc_range *lsel)
-{
-    int off = root->ndim - l->ndim;
-    for (int j = 0; j < l->ndim; j++) {
-        int d = j + off;
-        lsel[j] = l->shape[j] == 1 && root->shape[d] != 1 ? (zc_range){0, 1, 1} : sel[d];
-    }
-}
-
-/* The distinct leaves of a fused elementwise subtree (what ew_region reads). */
-static int ew_leaves(const zc_array *n, const zc_array **out, int k)
-{
-    for (int i = 0; i < n->ninputs; i++) {
-        const zc_array *c = n->inputs[i];
-        if (c->kind == NODE_SCALAR) continue;
-        if (c->kind == NODE_EW && c->stage < 0) {
-            k = ew_leaves(c, out, k);
-            continue;
-        }
-        bool seen = false;
-        for (int j = 0; j < k && !seen; j++) seen = out[j] == c;
-        if (!seen && k < 64) out[k++] = c;
-    }
-    return k;
-}
-
-/* A fused elementwise region holds every distinct leaf's region at once, read one
- * after another (so only one read's scratch at a time). */
-static size_t proj_ew(const zc_array *root, const zc_array *n, const zc_range *sel)
-{
-    const zc_array *lv[64];
-    int k = ew_leaves(n, lv, 0);
-    size_t total = 0, scratch = 0;
-    for (int i = 0; i < k; i++) {
-        zc_range ls[ZC_MAX_DIMS];
-        leaf_sel(root, lv[i], sel, ls);
-        size_t p = proj(lv[i], ls);
-        total += node_region_bytes(lv[i], ls);
-        if (p > scratch) scratch = p;
-    }
-    return total + scratch;
+    return WRITE_COPIES * out + TASK_BOOKKEEPING + node_proj_read(a, from, sel);
 }
 
 /* Bytes to compute a region of a from its inputs (a's own materialization aside:
  * the stage that fills a computes it). */
-static size_t proj_compute(const zc_array *a, const zc_range *sel)
-{
-    switch (a->kind) {
-    case NODE_ZARR: return proj_read(a, a->p.zarr.z->rchunk, sel);
-    case NODE_EW: return proj_ew(a, a, sel);
-    case NODE_SLICE: {
-        const zc_array *in = a->inputs[0];
-        zc_range isel[ZC_MAX_DIMS];
-        for (int i = 0; i < in->ndim; i++) isel[i] = (zc_range){a->p.slice.fixed[i], a->p.slice.fixed[i] + 1, 1};
-        for (int d = 0; d < a->ndim; d++) {
-            int i = a->p.slice.in_dim[d];
-            if (i < 0) continue;
-            int64_t c = count_of(&sel[d]), st = c > 1 ? a->p.slice.step[d] * sel[d].step : 1; /* as slice_region */
-            int64_t s0 = a->p.slice.start[d] + sel[d].start * a->p.slice.step[d];
-            isel[i] = (zc_range){s0, c ? s0 + (c - 1) * st + 1 : s0, st};
-        }
-        return proj(in, isel);
-    }
-    case NODE_RECHUNK: return proj(a->inputs[0], sel);
-    case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
-    case NODE_SCAN: return manip_proj(a, sel, proj);
-    case NODE_MATMUL: return matmul_proj(a, sel, proj);
-    case NODE_DECOMP: return decomp_proj(a, sel, proj);
-    case NODE_FFT: return fftn_proj(a, sel, proj);
-    default: return 0;
-    }
-}
+static size_t proj_compute(const zc_array *a, const zc_range *sel) { return kind_of(a)->proj(a, sel, proj); }
 
 static size_t proj(const zc_array *a, const zc_range *sel)
 {
-    return a->stage >= 0 ? proj_read(a, a->chunks, sel) : proj_compute(a, sel);
+    return a->stage >= 0 ? node_proj_read(a, a->chunks, sel) : proj_compute(a, sel);
 }
 
 /* The largest block's projection (edge blocks are never larger than block 0). */
@@ -318,19 +207,7 @@ static size_t stage_projection(const zc_array *a)
     size_t out = node_chunk_bytes(a);
     /* writing the block (WRITE_COPIES), plus the task's bookkeeping: selection plans,
      * chunk keys and request arrays of a batched read (independent of data size) */
-    size_t mem = WRITE_COPIES * out + TASK_BOOKKEEPING;
-    if (a->kind != NODE_REDUCE) return mem + proj_compute(a, sel);
-    /* a reduction task: accumulators + one input block at a time (+ its fused inputs) */
-    const zc_array *in = a->inputs[0];
-    size_t nacc = 1;
-    for (int d = 0; d < in->ndim; d++)
-        if (!((a->p.reduce.axes >> d) & 1)) nacc *= (size_t)in->chunks[d];
-    /* accumulators apart from the output block only in the last round (finalized from them) */
-    size_t acc = a->p.reduce.flags & ROUND_LAST ? nacc * red_acc_size(a->p.reduce.op, a->p.reduce.in_dtype) : 0;
-    int64_t ic[ZC_MAX_DIMS] = {0};
-    zc_range isel[ZC_MAX_DIMS];
-    node_block_region(in, ic, isel);
-    return mem + acc + node_chunk_bytes(in) + proj(in, isel);
+    return WRITE_COPIES * out + TASK_BOOKKEEPING + proj_compute(a, sel);
 }
 
 /* A copy stage (rechunk) whose tasks each write a block of output chunks covering
@@ -391,7 +268,7 @@ static void slice_copy(plan *p, plan_stage *s, int64_t threads)
 static int round_leaves(const zc_array *a, const zc_array **lv)
 {
     const zc_array *in = a->inputs[0];
-    if (in->kind == NODE_EW && in->stage < 0) return ew_leaves(in, lv, 0);
+    if (in->kind == NODE_EW && in->stage < 0) return ew_node_leaves(in, lv, 0);
     lv[0] = in;
     return 1;
 }
@@ -457,7 +334,7 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
         int64_t c0[ZC_MAX_DIMS] = {0};
         zc_range sel[ZC_MAX_DIMS], ls[ZC_MAX_DIMS];
         node_block_region(root[q], c0, sel);
-        leaf_sel(root[q], all[q], sel, ls);
+        node_leaf_sel(root[q], all[q], sel, ls);
         leaves += node_region_bytes(all[q], ls);
         size_t s = proj(all[q], ls);
         if (s > scratch) scratch = s;
@@ -503,8 +380,7 @@ static void group_reductions(plan *p)
 
 static void describe_fused(const zc_array *n, char *buf, size_t size, bool top)
 {
-    if (n->kind != NODE_EW && n->kind != NODE_SLICE && !manip_kind(n->kind) && n->kind != NODE_FFT && !(top && (n->kind == NODE_REDUCE || n->kind == NODE_RECHUNK || n->kind == NODE_MATMUL || n->kind == NODE_DECOMP)))
-        return;
+    if (!kind_has(n, KIND_FUSED) && !(top && kind_has(n, KIND_STORED))) return;
     if (!top && n->stage >= 0) return;
     size_t k = strlen(buf);
     if (k + 24 < size) snprintf(buf + k, size - k, "%s%s", k ? "+" : "", kind_name(n));
@@ -534,7 +410,7 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
         }
         if ((rc = clone_graph(&from, &to, o, &o)) < 0) break;
         /* an output that is stored already (a source) is written through a copy */
-        if (o->kind == NODE_ZARR || o->kind == NODE_SCALAR) {
+        if (kind_has(o, KIND_NO_STAGE)) {
             rc = zc_rechunk(o, o->chunks, &p->outputs[i]);
             zc_array_release(o);
         } else
@@ -567,13 +443,9 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
     if (!mat) { rc = ZC_ENOMEM; goto out; }
     for (int i = 0; i < l.n; i++) {
         zc_array *a = l.v[i];
-        if (a->kind == NODE_REDUCE || a->kind == NODE_RECHUNK || a->kind == NODE_TOTALS || a->kind == NODE_MATMUL ||
-            a->kind == NODE_DECOMP)
-            mat[i] = true;
-        if ((a->kind == NODE_EW || a->kind == NODE_SLICE || manip_kind(a->kind) || a->kind == NODE_FFT) && l.consumers[i] > 1)
-            mat[i] = true;
+        if (kind_has(a, KIND_STORED) || (kind_has(a, KIND_FUSED) && l.consumers[i] > 1)) mat[i] = true;
         for (int k = 0; k < a->ninputs; k++)
-            if (a->kind == NODE_RECHUNK && !is_source(a->inputs[k])) mat[find(&l, a->inputs[k])] = true;
+            if (kind_has(a, KIND_STORED_INPUT) && !is_source(a->inputs[k])) mat[find(&l, a->inputs[k])] = true;
     }
     /* the last copy of a multistage rechunk read only by an FFT is not written:
      * the FFT's tasks read their lines straight from the copy before (a write and
@@ -609,15 +481,10 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
     for (int k = 0; k < p->nstages; k++) {
         plan_stage *s = &p->stages[k];
         zc_array *a = s->node;
-        snprintf(s->name, sizeof s->name, "op%d %s", k, kind_name(a));
-        if (a->kind == NODE_REDUCE) {
-            size_t len = strlen(s->name);
-            snprintf(s->name + len, sizeof s->name - len, "%s",
-                     a->p.reduce.flags & ROUND_FIRST ? (a->p.reduce.flags & ROUND_LAST ? "" : " (round 1)")
-                                                     : (a->p.reduce.flags & ROUND_LAST ? " (last round)" : " (round)"));
-        }
+        const char *note = kind_of(a)->stage_note ? kind_of(a)->stage_note(a) : "";
+        snprintf(s->name, sizeof s->name, "op%d %s%s", k, kind_name(a), note);
         describe_fused(a, s->fused, sizeof s->fused, true);
-        if (a->kind == NODE_MATMUL) matmul_fit(a, p->limit, stage_projection);
+        if (kind_of(a)->fit) kind_of(a)->fit(a, p->limit, stage_projection);
         s->projected = stage_projection(a);
         if (s->projected <= p->limit) group_copy(p, s);
         if (a->kind == NODE_RECHUNK) slice_copy(p, s, threads);
@@ -690,7 +557,7 @@ char *plan_to_json(const plan *p, bool ran, double seconds)
         for (int i = 0; i < a->ninputs; i++) {
             /* the stage that feeds this one through fused nodes is found by walking down */
             const zc_array *in = a->inputs[i];
-            while (in->stage < 0 && in->ninputs == 1 && in->kind != NODE_ZARR) in = in->inputs[0];
+            while (in->stage < 0 && in->ninputs == 1) in = in->inputs[0];
             if (in->stage >= 0) json_array_append_new(inputs, json_integer(in->stage));
         }
         json_object_set_new(o, "inputs", inputs);

@@ -29,10 +29,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/hash.h"
-#include "plan/matmul.h"
-#include "plan/decomp.h"
-#include "plan/fft.h"
-#include "plan/manip.h"
+#include "plan/kind.h"
 #include "plan/plan.h"
 #include "store/store.h"
 #include "zarr/zarr.h"
@@ -86,238 +83,31 @@ static int add_post(list *l, zc_array *a)
     return 0;
 }
 
-static json_t *int_array(const int64_t *v, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++) json_array_append_new(a, json_integer(v[i]));
-    return a;
-}
-
-static int store_url(zc_store *st, char *buf, size_t size)
-{
-    if (!strncmp(st->url, "memory://", 9))
-        return zc__err(ZC_EUNSUPPORTED, "store '%s' lives in this process's memory: workers cannot reach it", st->url);
-    if (strstr(st->url, "://") && strncmp(st->url, "file://", 7)) { /* s3://, http(s)://: absolute already */
-        snprintf(buf, size, "%s", st->url);
-        return 0;
-    }
-    const char *path = !strncmp(st->url, "file://", 7) ? st->url + 7 : st->url;
-    char real[PATH_MAX];
-    if (!realpath(path, real)) return zc__err_sys(errno, "resolving store path '%s'", path);
-    snprintf(buf, size, "%s", real);
-    return 0;
-}
-
 static int node_json(const list *l, zc_array *a, json_t **out)
 {
-    static const char *const kinds[] = {"zarr", "buffer", "create", "scalar", "ew", "slice", "reduce", "rechunk"};
-    json_t *o = json_pack("{s:s, s:o, s:o, s:s, s:I}", "kind",
-                          manip_kind(a->kind) ? manip_kind_json(a->kind) : a->kind == NODE_MATMUL ? "matmul" : a->kind == NODE_DECOMP ? "decomp" : a->kind == NODE_FFT ? "fft" : kinds[a->kind], "shape", int_array(a->shape, a->ndim),
-                          "chunks", int_array(a->chunks, a->ndim), "dtype", zc_dtype_name(a->dtype), "itemsize",
+    const node_kind_def *k = kind_of(a);
+    json_t *o = json_pack("{s:s, s:o, s:o, s:s, s:I}", "kind", k->json, "shape", kind_int_array(a->shape, a->ndim),
+                          "chunks", kind_int_array(a->chunks, a->ndim), "dtype", zc_dtype_name(a->dtype), "itemsize",
                           (json_int_t)a->itemsize);
     json_t *inputs = json_array();
     for (int i = 0; i < a->ninputs; i++) json_array_append_new(inputs, json_integer(index_of(l, a->inputs[i])));
     json_object_set_new(o, "inputs", inputs);
-    char url[PATH_MAX];
-    switch (a->kind) {
-    case NODE_ZARR:
-        if (store_url(a->p.zarr.store, url, sizeof url) < 0) {
-            json_decref(o);
-            return ZC_EUNSUPPORTED;
-        }
-        json_object_set_new(o, "store", json_string(url));
-        json_object_set_new(o, "path", json_string(a->p.zarr.path));
-        break;
-    case NODE_BUFFER:
+    int rc = k->to_json ? k->to_json(a, o) : 0;
+    if (rc < 0) {
         json_decref(o);
-        return zc__err(ZC_EUNSUPPORTED, "arrays made from caller buffers (zc_asarray) cannot be sent to workers");
-    case NODE_CREATE:
-        json_object_set_new(o, "what", json_integer(a->p.create.what));
-        json_object_set_new(o, "a", json_real(a->p.create.a));
-        json_object_set_new(o, "b", json_real(a->p.create.b));
-        json_object_set_new(o, "c", json_real(a->p.create.c));
-        json_object_set_new(o, "k", json_integer(a->p.create.k));
-        json_object_set_new(o, "seed", json_integer((json_int_t)a->p.create.seed));
-        break;
-    case NODE_SCALAR:
-        json_object_set_new(o, "value", json_real(a->p.scalar.value));
-        json_object_set_new(o, "is_int", json_boolean(a->p.scalar.is_int));
-        break;
-    case NODE_EW:
-        json_object_set_new(o, "op", json_integer(a->p.ew.op));
-        break;
-    case NODE_SLICE: {
-        int64_t in_dim[ZC_MAX_DIMS];
-        for (int d = 0; d < a->ndim; d++) in_dim[d] = a->p.slice.in_dim[d];
-        json_object_set_new(o, "in_dim", int_array(in_dim, a->ndim));
-        json_object_set_new(o, "start", int_array(a->p.slice.start, a->ndim));
-        json_object_set_new(o, "step", int_array(a->p.slice.step, a->ndim));
-        json_object_set_new(o, "fixed", int_array(a->p.slice.fixed, a->inputs[0]->ndim));
-        break;
-    }
-    case NODE_REDUCE: {
-        int64_t od[ZC_MAX_DIMS];
-        for (int d = 0; d < a->ndim; d++) od[d] = a->p.reduce.out_dim[d];
-        json_object_set_new(o, "op", json_integer(a->p.reduce.op));
-        json_object_set_new(o, "in_dtype", json_string(zc_dtype_name(a->p.reduce.in_dtype)));
-        json_object_set_new(o, "axes", json_integer((json_int_t)a->p.reduce.axes));
-        json_object_set_new(o, "flags", json_integer(a->p.reduce.flags));
-        json_object_set_new(o, "split", int_array(a->p.reduce.split, a->inputs[0]->ndim));
-        json_object_set_new(o, "ddof", json_real(a->p.reduce.ddof));
-        json_object_set_new(o, "out_dim", int_array(od, a->ndim));
-        break;
-    }
-    case NODE_RECHUNK: break;
-    case NODE_RESHAPE: case NODE_VIEW: case NODE_CONCAT: case NODE_GATHER: case NODE_TOTALS:
-    case NODE_SCAN: manip_to_json(a, o); break;
-    case NODE_MATMUL: matmul_to_json(a, o); break;
-    case NODE_DECOMP: decomp_to_json(a, o); break;
-    case NODE_FFT: fftn_to_json(a, o); break;
+        return rc;
     }
     *out = o;
     return 0;
 }
 
-static int get_ints(const json_t *a, int64_t *out, int max)
-{
-    if (!json_is_array(a) || json_array_size(a) > (size_t)max) return zc__err(ZC_EFORMAT, "plan: bad integer list");
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        const json_t *v = json_array_get(a, i);
-        if (!json_is_integer(v)) return zc__err(ZC_EFORMAT, "plan: integer list holds a non-integer");
-        out[i] = json_integer_value(v);
-    }
-    return (int)json_array_size(a);
-}
-
-/* An integer list of exactly n items (a node's per-dimension parameters). */
-static int get_n_ints(const json_t *o, const char *key, int64_t *out, int n, int i)
-{
-    if (get_ints(json_object_get(o, key), out, ZC_MAX_DIMS) != n)
-        return zc__err(ZC_EFORMAT, "plan: node %d: '%s' must list %d integers", i, key, n);
-    return 0;
-}
-
-/* The node's shape, chunks and dtype agree with `ref` (the same operation made
- * from the same inputs by the library's own constructor). */
-static int same_layout(const zc_array *a, const zc_array *ref, int i, const char *what)
-{
-    bool ok = a->ndim == ref->ndim && a->dtype == ref->dtype;
-    for (int d = 0; ok && d < a->ndim; d++) ok = a->shape[d] == ref->shape[d];
-    if (!ok)
-        return zc__err(ZC_EFORMAT, "plan: node %d (%s): shape or dtype (%s) disagree with its inputs' (%s)", i, what,
-                       zc_dtype_name(a->dtype), zc_dtype_name(ref->dtype));
-    return 0;
-}
-
-/* Check an elementwise node by making it again from its inputs. */
-static int check_ew(const zc_array *a, int i)
-{
-    int op = a->p.ew.op, n = a->ninputs, rc;
-    zc_array *ref = NULL, *in[NODE_MAX_INPUTS];
-    for (int k = 0; k < n; k++) in[k] = a->inputs[k];
-    if (n == 3 && op == EW_UNARY_END_) rc = zc_elementwise("where", 3, in, &ref);
-    else if (n == 1 && op == -1 && a->dtype != ZC_RAW) rc = zc_astype(in[0], a->dtype, &ref);
-    else if ((n == 1 && op >= 0 && op < EW_UNARY_END_) || (n == 2 && op > EW_UNARY_END_ && op < EW_BINARY_END_))
-        rc = zc_elementwise(ew_op_name((ew_op)op), n, in, &ref);
-    else return zc__err(ZC_EFORMAT, "plan: node %d: elementwise op %d with %d inputs", i, op, n);
-    if (rc < 0) return zc__err_wrap(rc, "plan: node %d (elementwise op %d)", i, op);
-    rc = same_layout(a, ref, i, "elementwise");
-    zc_array_release(ref);
-    return rc;
-}
-
-/* Every element a slice reads lies inside its input. */
-static int check_slice(const zc_array *a, int i)
-{
-    const zc_array *in = a->inputs[0];
-    bool used[ZC_MAX_DIMS] = {0};
-    for (int d = 0; d < a->ndim; d++) {
-        int k = a->p.slice.in_dim[d];
-        if (k == -1) {
-            if (a->shape[d] != 1) return zc__err(ZC_EFORMAT, "plan: node %d: new axis %d has size %lld", i, d, (long long)a->shape[d]);
-            continue;
-        }
-        if (k < 0 || k >= in->ndim || used[k])
-            return zc__err(ZC_EFORMAT, "plan: node %d: slice dimension %d maps to input dimension %d", i, d, k);
-        used[k] = true;
-        int64_t st = a->p.slice.start[d], step = a->p.slice.step[d], last;
-        if (a->shape[d] == 0) continue;
-        if (step == 0 || st < 0 || st >= in->shape[k] || ck_mul_i64(a->shape[d] - 1, step, &last) ||
-            ck_add_i64(st, last, &last) || last < 0 || last >= in->shape[k])
-            return zc__err(ZC_EFORMAT, "plan: node %d: slice dimension %d (start %lld, step %lld, size %lld) is outside input dimension %d of size %lld",
-                           i, d, (long long)st, (long long)step, (long long)a->shape[d], k, (long long)in->shape[k]);
-    }
-    for (int k = 0; k < in->ndim; k++) {
-        int64_t f = a->p.slice.fixed[k];
-        if (used[k] ? f != -1 : (f < 0 || f >= in->shape[k]))
-            return zc__err(ZC_EFORMAT, "plan: node %d: fixed index %lld for input dimension %d of size %lld", i, (long long)f, k, (long long)in->shape[k]);
-    }
-    return 0;
-}
-
-/* A reduction round has the shape, dtype and dimensions ops/reduce.c gives it. */
-static int check_reduce(zc_array *a, int i)
-{
-    const zc_array *in = a->inputs[0];
-    int nd = in->ndim, flags = a->p.reduce.flags;
-    red_op op = a->p.reduce.op;
-    uint64_t axes = a->p.reduce.axes;
-    zc_dtype rd;
-    if ((int)op < 0 || op >= RED_END_ || flags < 1 || flags > 3 || (nd < 64 && (axes >> nd)) || !isfinite(a->p.reduce.ddof) ||
-        red_result_dtype(op, a->p.reduce.in_dtype, &rd) < 0)
-        return zc__err(ZC_EFORMAT, "plan: node %d: bad reduction parameters", i);
-    if ((flags & ROUND_FIRST) ? in->dtype != a->p.reduce.in_dtype
-                              : in->kind != NODE_REDUCE || in->dtype != ZC_RAW || in->p.reduce.op != op ||
-                                    in->p.reduce.in_dtype != a->p.reduce.in_dtype || in->p.reduce.axes != axes)
-        return zc__err(ZC_EFORMAT, "plan: node %d: reduction round does not follow its input", i);
-    int64_t shape[ZC_MAX_DIMS];
-    bool last = true;
-    for (int d = 0; d < nd; d++) {
-        int64_t sp = a->p.reduce.split[d];
-        shape[d] = in->shape[d];
-        if (!((axes >> d) & 1)) {
-            if (sp != 1) return zc__err(ZC_EFORMAT, "plan: node %d: split %lld on a kept dimension", i, (long long)sp);
-            continue;
-        }
-        int64_t nb = in->chunks[d] > 0 ? ck_ceildiv(in->shape[d], in->chunks[d]) : 0;
-        if (nb < 1) nb = 1;
-        if (sp < 1) return zc__err(ZC_EFORMAT, "plan: node %d: split %lld", i, (long long)sp);
-        shape[d] = ck_ceildiv(nb, sp);
-        if (shape[d] > 1) last = false;
-    }
-    if (last != ((flags & ROUND_LAST) != 0))
-        return zc__err(ZC_EFORMAT, "plan: node %d: reduction round flags %d disagree with its shape", i, flags);
-    bool drop = last && a->ndim != nd;
-    int ond = 0;
-    for (int d = 0; d < nd; d++) {
-        if (drop && ((axes >> d) & 1)) continue;
-        if (ond >= a->ndim || a->p.reduce.out_dim[ond] != d || a->shape[ond] != shape[d] ||
-            (!((axes >> d) & 1) && a->chunks[ond] != in->chunks[d]))
-            return zc__err(ZC_EFORMAT, "plan: node %d: reduction output dimension %d disagrees with its input", i, ond);
-        ond++;
-    }
-    if (ond != a->ndim) return zc__err(ZC_EFORMAT, "plan: node %d: reduction has %d dimensions, expected %d", i, a->ndim, ond);
-    if (last ? a->dtype != rd : a->dtype != ZC_RAW || a->itemsize != red_acc_size(op, a->p.reduce.in_dtype))
-        return zc__err(ZC_EFORMAT, "plan: node %d: reduction dtype %s disagrees with its operation", i, zc_dtype_name(a->dtype));
-    return 0;
-}
-
-static zc_dtype dtype_of(const json_t *v)
-{
-    zc_dtype t = ZC_DTYPE_INVALID;
-    const char *s = json_string_value(v);
-    if (s && !strcmp(s, "raw")) return ZC_RAW;
-    if (s) zc_dtype_parse(s, &t, NULL);
-    return t;
-}
-
 /* Rebuild node i of the document (its inputs are built already). */
 static int node_from_json(const json_t *o, zc_array **built, int i, store_list *stores, zc_array **out)
 {
-    const char *kind = json_string_value(json_object_get(o, "kind"));
+    const char *name = json_string_value(json_object_get(o, "kind"));
     int64_t shape[ZC_MAX_DIMS], chunks[ZC_MAX_DIMS];
-    int nd = get_ints(json_object_get(o, "shape"), shape, ZC_MAX_DIMS);
-    if (nd < 0 || get_ints(json_object_get(o, "chunks"), chunks, ZC_MAX_DIMS) != nd || !kind)
+    int nd = kind_ints(json_object_get(o, "shape"), shape, ZC_MAX_DIMS);
+    if (nd < 0 || kind_ints(json_object_get(o, "chunks"), chunks, ZC_MAX_DIMS) != nd || !name)
         return zc__err(ZC_EFORMAT, "plan: node %d is malformed", i);
     zc_array *in[NODE_MAX_INPUTS];
     json_t *inputs = json_object_get(o, "inputs");
@@ -339,12 +129,17 @@ static int node_from_json(const json_t *o, zc_array **built, int i, store_list *
             return zc__err(ZC_EFORMAT, "plan: node %d: dimension %d of size %lld with chunks of %lld", i, d,
                            (long long)shape[d], (long long)chunks[d]);
     }
-    zc_dtype dt = dtype_of(json_object_get(o, "dtype"));
-    if (!strcmp(kind, "zarr")) {
-        zc_store *st;
-        ZC_TRY(zc_store_open(json_string_value(json_object_get(o, "store")), ZC_STORE_READONLY, &st));
-        ZC_TRY(keep_store(stores, st));
-        ZC_TRY(zc_from_zarr(st, json_string_value(json_object_get(o, "path")), out));
+    zc_dtype dt = kind_dtype_of(json_object_get(o, "dtype"));
+    node_kind kind;
+    if (kind_by_json(name, &kind) < 0) return zc__err(ZC_EFORMAT, "plan: node %d has unknown kind '%s'", i, name);
+    const node_kind_def *k = kind_def(kind);
+    if (nin < k->min_inputs || nin > k->max_inputs)
+        return zc__err(ZC_EFORMAT, "plan: node %d (%s) has %d inputs", i, name, nin);
+    if (k->load) { /* the node makes itself (a stored array opens its store) */
+        zc_store *st = NULL;
+        int rc = k->load(o, i, &st, out);
+        if (st) ZC_TRY(keep_store(stores, st));
+        if (rc < 0) return rc;
         bool same = (*out)->ndim == nd && (*out)->dtype == dt;
         for (int d = 0; same && d < nd; d++) same = (*out)->shape[d] == shape[d];
         if (same) return 0;
@@ -353,90 +148,15 @@ static int node_from_json(const json_t *o, zc_array **built, int i, store_list *
         return zc__err(ZC_EFORMAT, "plan: node %d: the stored array '%s' no longer has the shape and dtype the plan was made for",
                        i, json_string_value(json_object_get(o, "path")));
     }
-    node_kind k;
-    if (!strcmp(kind, "create")) k = NODE_CREATE;
-    else if (!strcmp(kind, "scalar")) k = NODE_SCALAR;
-    else if (!strcmp(kind, "ew")) k = NODE_EW;
-    else if (!strcmp(kind, "slice")) k = NODE_SLICE;
-    else if (!strcmp(kind, "reduce")) k = NODE_REDUCE;
-    else if (!strcmp(kind, "rechunk")) k = NODE_RECHUNK;
-    else if (!strcmp(kind, "matmul")) k = NODE_MATMUL;
-    else if (!strcmp(kind, "decomp")) k = NODE_DECOMP;
-    else if (!strcmp(kind, "fft")) k = NODE_FFT;
-    else if (manip_kind_from_json(kind, &k) == 0) {}
-    else return zc__err(ZC_EFORMAT, "plan: node %d has unknown kind '%s'", i, kind);
-    int want = k == NODE_CREATE || k == NODE_SCALAR ? 0 : k == NODE_SLICE || k == NODE_REDUCE || k == NODE_RECHUNK ? 1 : -1;
-    if (want >= 0 ? nin != want : nin < 1)
-        return zc__err(ZC_EFORMAT, "plan: node %d (%s) has %d inputs", i, kind, nin);
-    if (k == NODE_SCALAR && nd != 0) return zc__err(ZC_EFORMAT, "plan: node %d: a scalar has %d dimensions", i, nd);
-    if (k == NODE_RECHUNK) {
-        bool same = in[0]->ndim == nd && in[0]->dtype == dt;
-        for (int d = 0; same && d < nd; d++) same = in[0]->shape[d] == shape[d];
-        if (!same) return zc__err(ZC_EFORMAT, "plan: node %d: a rechunk's shape or dtype differ from its input's", i);
-    }
-    ZC_TRY(node_new(k, nd, shape, chunks, dt, nin, in, out));
+    ZC_TRY(node_new(kind, nd, shape, chunks, dt, nin, in, out));
     zc_array *a = *out;
     int rc = 0;
     const json_t *jis = json_object_get(o, "itemsize");
     json_int_t isz = json_integer_value(jis);
-    if (!json_is_integer(jis) || (dt == ZC_RAW ? isz < 1 || isz > 65536 : (size_t)isz != a->itemsize)) {
-        zc_array_release(a);
-        *out = NULL;
-        return zc__err(ZC_EFORMAT, "plan: node %d: itemsize %lld for dtype %s", i, (long long)isz, zc_dtype_name(dt));
-    }
-    a->itemsize = (size_t)isz;
-    switch (k) {
-    case NODE_CREATE:
-        a->p.create.what = (create_kind)json_integer_value(json_object_get(o, "what"));
-        a->p.create.a = json_number_value(json_object_get(o, "a"));
-        a->p.create.b = json_number_value(json_object_get(o, "b"));
-        a->p.create.c = json_number_value(json_object_get(o, "c"));
-        a->p.create.k = json_integer_value(json_object_get(o, "k"));
-        a->p.create.seed = (uint64_t)json_integer_value(json_object_get(o, "seed"));
-        if ((int)a->p.create.what < CREATE_FULL || a->p.create.what > CREATE_NORMAL)
-            rc = zc__err(ZC_EFORMAT, "plan: node %d: unknown creation kind %d", i, (int)a->p.create.what);
-        break;
-    case NODE_SCALAR:
-        a->p.scalar.value = json_number_value(json_object_get(o, "value"));
-        a->p.scalar.is_int = json_is_true(json_object_get(o, "is_int"));
-        break;
-    case NODE_EW: {
-        json_int_t op = json_integer_value(json_object_get(o, "op"));
-        a->p.ew.op = op < -1 || op > INT_MAX ? INT_MAX : (int)op;
-        rc = check_ew(a, i);
-        break;
-    }
-    case NODE_SLICE: {
-        int64_t v[ZC_MAX_DIMS];
-        if ((rc = get_n_ints(o, "in_dim", v, nd, i)) < 0 || (rc = get_n_ints(o, "start", a->p.slice.start, nd, i)) < 0 ||
-            (rc = get_n_ints(o, "step", a->p.slice.step, nd, i)) < 0 ||
-            (rc = get_n_ints(o, "fixed", a->p.slice.fixed, in[0]->ndim, i)) < 0)
-            break;
-        for (int d = 0; d < nd; d++) a->p.slice.in_dim[d] = v[d] < -1 || v[d] >= ZC_MAX_DIMS ? -2 : (int)v[d];
-        rc = check_slice(a, i);
-        break;
-    }
-    case NODE_REDUCE: {
-        int64_t v[ZC_MAX_DIMS];
-        json_int_t op = json_integer_value(json_object_get(o, "op")), fl = json_integer_value(json_object_get(o, "flags"));
-        a->p.reduce.op = op < 0 || op >= RED_END_ ? RED_END_ : (red_op)op;
-        a->p.reduce.in_dtype = dtype_of(json_object_get(o, "in_dtype"));
-        a->p.reduce.axes = (uint64_t)json_integer_value(json_object_get(o, "axes"));
-        a->p.reduce.flags = fl < 0 || fl > 3 ? 0 : (int)fl;
-        a->p.reduce.ddof = json_number_value(json_object_get(o, "ddof"));
-        if ((rc = get_n_ints(o, "split", a->p.reduce.split, in[0]->ndim, i)) < 0 || (rc = get_n_ints(o, "out_dim", v, nd, i)) < 0)
-            break;
-        for (int d = 0; d < nd; d++) a->p.reduce.out_dim[d] = v[d] < 0 || v[d] >= ZC_MAX_DIMS ? -1 : (int)v[d];
-        rc = check_reduce(a, i);
-        break;
-    }
-    case NODE_DECOMP: rc = decomp_from_json(o, a); break;
-    case NODE_FFT: rc = fftn_from_json(o, a); break;
-    case NODE_MATMUL: rc = matmul_from_json(o, a); break;
-    default:
-        if (manip_kind(k)) rc = manip_from_json(o, a);
-        break;
-    }
+    if (!json_is_integer(jis) || (dt == ZC_RAW ? isz < 1 || isz > 65536 : (size_t)isz != a->itemsize))
+        rc = zc__err(ZC_EFORMAT, "plan: node %d: itemsize %lld for dtype %s", i, (long long)isz, zc_dtype_name(dt));
+    else a->itemsize = (size_t)isz;
+    if (rc == 0 && k->from_json) rc = k->from_json(o, a, i);
     if (rc < 0) {
         zc_array_release(a);
         *out = NULL;
@@ -478,7 +198,7 @@ static json_t *stage_json(const list *l, const plan_stage *s)
     json_t *o = json_pack("{s:i, s:i, s:I, s:I, s:s, s:s, s:i}", "node", index_of(l, a), "target", s->target,
                           "tasks", (json_int_t)s->tasks, "projected_mem", (json_int_t)s->projected, "name", s->name,
                           "fused", s->fused, "group", s->group);
-    if (o && s->copy[0] > 0) json_object_set_new(o, "copy_block", int_array(s->copy, a->ndim));
+    if (o && s->copy[0] > 0) json_object_set_new(o, "copy_block", kind_int_array(s->copy, a->ndim));
     return o;
 }
 
@@ -496,7 +216,7 @@ int plan_write_doc(const zc_plan *z, const char *work_dir, const char *path)
     for (int i = 0; i < p->noutputs && rc == 0; i++) {
         char url[PATH_MAX];
         json_array_append_new(outs, json_integer(index_of(&l, p->outputs[i])));
-        if ((rc = store_url(z->targets[i].store, url, sizeof url)) < 0) break;
+        if ((rc = kind_store_url(z->targets[i].store, url, sizeof url)) < 0) break;
         json_array_append_new(tg, json_pack("{s:s, s:s, s:s?, s:i}", "store", url, "path", z->targets[i].path,
                                             "codec", z->targets[i].codec, "zarr_format", z->targets[i].zarr_format));
     }
@@ -555,7 +275,7 @@ static int stage_from_json(const json_t *o, zc_array *const *built, size_t nn, i
         !json_is_integer(jg) || g < -1 || g > k || !name || !fused)
         return zc__err(ZC_EFORMAT, "plan: operation %d is malformed", k);
     zc_array *a = built[n];
-    if (a->stage >= 0 || a->kind == NODE_ZARR || a->kind == NODE_SCALAR)
+    if (a->stage >= 0 || kind_has(a, KIND_NO_STAGE))
         return zc__err(ZC_EFORMAT, "plan: operation %d: node %lld cannot be an operation", k, (long long)n);
     s->node = a;
     zc_array_retain(a);
@@ -572,7 +292,7 @@ static int stage_from_json(const json_t *o, zc_array *const *built, size_t nn, i
     int64_t tasks = node_nblocks(a);
     const json_t *cb = json_object_get(o, "copy_block");
     if (cb) {
-        if (a->kind != NODE_RECHUNK || get_ints(cb, s->copy, ZC_MAX_DIMS) != a->ndim || a->ndim < 1)
+        if (a->kind != NODE_RECHUNK || kind_ints(cb, s->copy, ZC_MAX_DIMS) != a->ndim || a->ndim < 1)
             return zc__err(ZC_EFORMAT, "plan: operation %d: a copy block on a node that is not a copy", k);
         tasks = 1;
         for (int d = 0; d < a->ndim; d++) {
@@ -689,9 +409,9 @@ int zc_plan_load(const char *path, zc_plan **out)
         if (p.stages[k].node) p.nstages = (int)k + 1; /* plan_free releases it */
     }
     for (size_t i = 0; i < nn && rc == 0; i++) /* values only an operation makes */
-        if ((built[i]->kind == NODE_REDUCE || built[i]->kind == NODE_TOTALS) && built[i]->stage < 0)
+        if (kind_has(built[i], KIND_STAGE_ONLY) && built[i]->stage < 0)
             rc = zc__err(ZC_EFORMAT, "plan '%s': node %zu (%s) is computed by no operation", path, i,
-                         built[i]->kind == NODE_REDUCE ? "a reduction round" : "cumulative totals");
+                         kind_of(built[i])->name(built[i]));
     for (size_t i = 0; i < no && rc == 0; i++) { /* every output is written by the operation naming it */
         const zc_array *o = p.outputs[i];
         if (o->stage < 0 || p.stages[o->stage].target != (int)i)

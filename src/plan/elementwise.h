@@ -1,0 +1,20 @@
+/* plan/elementwise.h — the EW node kind (ops/elementwise.c builds it): one
+ * elementwise function of 1–3 inputs, with broadcasting. A node and the
+ * unmaterialized EW nodes under it run as one fused program (kernels/
+ * elementwise.h) over its leaves: the non-EW or materialized inputs of the
+ * subtree, each region read once. */
+#ifndef ZC_PLAN_ELEMENTWISE_H
+#define ZC_PLAN_ELEMENTWISE_H
+
+#include "plan/array.h"
+
+/* Build the fused program of an EW node over its subtree of unmaterialized EW
+ * nodes (once; thread-safe). */
+int node_fuse_ew(zc_array *a);
+/* Release the fused program (end of a computation). */
+void node_unfuse_ew(zc_array *a);
+/* The distinct leaves of the fused subtree under n (what its region reads),
+ * appended to out[k..64); the new count. */
+int ew_node_leaves(const zc_array *n, const zc_array **out, int k);
+
+#endif

@@ -1,0 +1,119 @@
+/* plan/kind.c — the registry of node kinds (see kind.h) and the helpers the
+ * kinds share: projecting a read of stored chunks, parameters in saved plans. */
+#include "plan/kind.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checked.h"
+#include "core/error.h"
+
+/* the rows, each defined in its kind's file */
+extern const node_kind_def kind_zarr, kind_buffer, kind_create, kind_scalar;  /* plan/source.c */
+extern const node_kind_def kind_ew;                                           /* plan/elementwise.c */
+extern const node_kind_def kind_slice;                                        /* plan/slice.c */
+extern const node_kind_def kind_reduce;                                       /* plan/reduce.c */
+extern const node_kind_def kind_rechunk;                                      /* plan/rechunk.c */
+extern const node_kind_def kind_reshape, kind_view, kind_concat, kind_gather, kind_totals, kind_scan; /* plan/manip.c */
+extern const node_kind_def kind_matmul;                                       /* plan/matmul.c */
+extern const node_kind_def kind_decomp;                                       /* plan/decomp.c */
+extern const node_kind_def kind_fft;                                          /* plan/fft.c */
+
+static const node_kind_def *const KINDS[NODE_KIND_END_] = {
+    [NODE_ZARR] = &kind_zarr,       [NODE_BUFFER] = &kind_buffer, [NODE_CREATE] = &kind_create,
+    [NODE_SCALAR] = &kind_scalar,   [NODE_EW] = &kind_ew,         [NODE_SLICE] = &kind_slice,
+    [NODE_REDUCE] = &kind_reduce,   [NODE_RECHUNK] = &kind_rechunk,
+    [NODE_RESHAPE] = &kind_reshape, [NODE_VIEW] = &kind_view,     [NODE_CONCAT] = &kind_concat,
+    [NODE_GATHER] = &kind_gather,   [NODE_TOTALS] = &kind_totals, [NODE_SCAN] = &kind_scan,
+    [NODE_MATMUL] = &kind_matmul,   [NODE_DECOMP] = &kind_decomp, [NODE_FFT] = &kind_fft,
+};
+
+const node_kind_def *kind_def(node_kind k) { return KINDS[k]; }
+
+int kind_by_json(const char *json, node_kind *k)
+{
+    for (int i = 0; i < NODE_KIND_END_; i++)
+        if (KINDS[i] && !strcmp(KINDS[i]->json, json)) {
+            *k = (node_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
+size_t node_proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel)
+{
+    size_t chunk = a->itemsize, touched = 1;
+    for (int d = 0; d < a->ndim; d++) {
+        chunk *= (size_t)chunks[d];
+        int64_t c = range_count(&sel[d]);
+        if (!c) return 0;
+        /* worst alignment: a span of `span` elements touches up to (span + chunk - 2) / chunk + 1 chunks */
+        int64_t span = (c - 1) * sel[d].step + 1, grid = ck_ceildiv(a->shape[d], chunks[d]);
+        int64_t t = (span + chunks[d] - 2) / chunks[d] + 1;
+        touched *= (size_t)(t < grid ? t : grid);
+    }
+    return chunk * (1 + (touched < 64 ? touched : 64));
+}
+
+json_t *kind_int_array(const int64_t *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+void kind_view_to_json(json_t *o, const int *in_dim, const int64_t *start, const int64_t *step, const int64_t *fixed,
+                       int ndim, int in_ndim)
+{
+    int64_t dims[ZC_MAX_DIMS];
+    for (int d = 0; d < ndim; d++) dims[d] = in_dim[d];
+    json_object_set_new(o, "in_dim", kind_int_array(dims, ndim));
+    json_object_set_new(o, "start", kind_int_array(start, ndim));
+    json_object_set_new(o, "step", kind_int_array(step, ndim));
+    json_object_set_new(o, "fixed", kind_int_array(fixed, in_ndim));
+}
+
+int kind_ints(const json_t *a, int64_t *out, int max)
+{
+    if (!json_is_array(a) || json_array_size(a) > (size_t)max) return zc__err(ZC_EFORMAT, "plan: bad integer list");
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *v = json_array_get(a, i);
+        if (!json_is_integer(v)) return zc__err(ZC_EFORMAT, "plan: integer list holds a non-integer");
+        out[i] = json_integer_value(v);
+    }
+    return (int)json_array_size(a);
+}
+
+int kind_get_ints(const json_t *o, const char *key, int64_t *out, int n, int i)
+{
+    if (kind_ints(json_object_get(o, key), out, ZC_MAX_DIMS) != n)
+        return zc__err(ZC_EFORMAT, "plan: node %d: '%s' must list %d integers", i, key, n);
+    return 0;
+}
+
+zc_dtype kind_dtype_of(const json_t *v)
+{
+    zc_dtype t = ZC_DTYPE_INVALID;
+    const char *s = json_string_value(v);
+    if (s && !strcmp(s, "raw")) return ZC_RAW;
+    if (s) zc_dtype_parse(s, &t, NULL);
+    return t;
+}
+
+int kind_store_url(zc_store *st, char *buf, size_t size)
+{
+    if (!strncmp(st->url, "memory://", 9))
+        return zc__err(ZC_EUNSUPPORTED, "store '%s' lives in this process's memory: workers cannot reach it", st->url);
+    if (strstr(st->url, "://") && strncmp(st->url, "file://", 7)) { /* s3://, http(s)://: absolute already */
+        snprintf(buf, size, "%s", st->url);
+        return 0;
+    }
+    const char *path = !strncmp(st->url, "file://", 7) ? st->url + 7 : st->url;
+    char real[PATH_MAX];
+    if (!realpath(path, real)) return zc__err_sys(errno, "resolving store path '%s'", path);
+    snprintf(buf, size, "%s", real);
+    return 0;
+}

@@ -1,0 +1,18 @@
+/* plan/reduce.h — the REDUCE kind: one round of a tree reduction (ops/reduce.c
+ * builds the rounds). Round 1 accumulates up to `split` input blocks along the
+ * reduced axes per output block, one block at a time; later rounds merge
+ * accumulator blocks; the last finalizes. Always materialized: its values are
+ * computed block by block (node_kind_def.block), never as a region. */
+#ifndef ZC_PLAN_REDUCE_H
+#define ZC_PLAN_REDUCE_H
+
+#include <stdbool.h>
+
+#include "plan/array.h"
+
+/* The input blocks [lo, hi) (block coordinates) round a merges into its output
+ * block b, and the values of that output block (*nacc); false when the range
+ * is empty. */
+bool reduce_range(const zc_array *a, int64_t b, int64_t *lo, int64_t *hi, size_t *nacc);
+
+#endif
