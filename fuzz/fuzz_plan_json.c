@@ -14,7 +14,8 @@
  * Then, when the input is JSON: spec.allowed_mem is capped at 64 MiB and
  * nthreads ignored (1); every operation N < min(stages, 12) runs blocks
  * [0, 2) with zc_plan_run (later operations read what the earlier ones left:
- * partly fill values, which is fine). Input that is not JSON goes to
+ * partly fill values, which is fine); the document is signed (version and
+ * checksum) before it is loaded, as zc_plan_save would. Input that is not JSON goes to
  * zc_plan_run as it is. Checks: every refusal carries a message. The
  * sanitizers and the driver's timeout catch the rest. */
 #define _GNU_SOURCE /* memfd_create */
@@ -30,6 +31,7 @@
 #include "exec/rmtree.h"
 #include "expr.h"
 #include "fuzz.h"
+#include "plan/plan.h"
 
 #define MAX_INPUT (1 << 20)
 
@@ -250,7 +252,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (json_is_integer(rm) && json_integer_value(rm) > (64 << 20))
             json_object_set_new(spec, "reserved_mem", json_integer(8 << 20));
     }
-    json_int_t stages = json_integer_value(json_object_get(doc, "stages"));
+    /* Sign the document as a save by this version would, so that mutations reach the
+     * parsers behind the version and checksum gate (tests/test_compute_plan.c tests
+     * the gate itself: tampered and foreign plans are refused). */
+    char hex[17];
+    json_object_set_new(doc, "zcube_version", json_string(ZC_VERSION_STRING));
+    if (plan_doc_checksum(doc, hex) == 0) json_object_set_new(doc, "checksum", json_string(hex));
+    json_t *st = json_object_get(doc, "stages");
+    json_int_t stages = json_is_array(st) ? (json_int_t)json_array_size(st) : json_integer_value(st);
     int nops = stages < 1 ? 1 : stages > 12 ? 12 : (int)stages;
     char *out = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
     json_decref(doc);

@@ -15,6 +15,10 @@
 # fuzz/corpus/<target>/repro-<what>). The working corpus is merged (minimized)
 # at the end of each run; pick a committed cover with fuzz/select_corpus.py.
 #
+# A unit running over 30 s counts as a hang (-timeout=30): the instrumented
+# binaries run 10-20x slower than a release build, and a loaded machine more so
+# (planning fftn(t, s=(2^40,)) takes 0.3 s released, over 15 s here at load 24).
+#
 # SECONDS_PER_TARGET 0 only replays each committed corpus through its libFuzzer
 # binary (no mutation, deterministic; fails on any finding): CI does this, so
 # the clang build and the binaries cannot rot.
@@ -52,7 +56,7 @@ run_one() {
     local t=$1 d=$camp/$1
     mkdir -p "$d/work" "$d/art" "$d/merged"
     cp -n fuzz/corpus/"$t"/* "$d/work/" 2>/dev/null || true
-    (cd "$d" && nice -n 19 ../../fuzz/fuzz_"$t" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
+    (cd "$d" && nice -n 19 ../../fuzz/fuzz_"$t" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=30 \
         -print_final_stats=1 -artifact_prefix=art/ work >log.txt 2>&1) || true
     grep -E '^stat::' "$d/log.txt" >"$d/stats.txt" || true
     local execs cov ft
