@@ -1,4 +1,4 @@
-/* fuzz/fuzz_eval_expr.c — `zcube eval` expressions: the parser (src/tools/expr.c)
+/* fuzz/fuzz_eval_expr.c — `zcube eval` expressions: the parser (src/tools/expr_parse.c)
  * and the evaluator (src/tools/expr_eval.c) on arbitrary text, then planning
  * (what --plan-only does) and, for tiny results, computing.
  *

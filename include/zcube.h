@@ -510,6 +510,29 @@ ZC_API int zc_scalar(double value, int is_integer, zc_array **out);
 /* ---- elementwise: the array API's 67 functions by name ("add", "sin", "where", ...) ---- */
 /** Call an elementwise function with 1 to 3 array arguments (broadcasting, type promotion). */
 ZC_API int zc_elementwise(const char *name, int nargs, zc_array *const *args, zc_array **out);
+/**
+ * The functions zc_elementwise takes, by index i = 0, 1, ...: *name ("abs") and
+ * *nargs (1, 2, or 3 for where); either pointer may be NULL. For front ends that
+ * bind names (the CLI's expressions), so they need no list of their own.
+ * @return 0, or ZC_ERANGE when i is past the last function (or negative).
+ */
+ZC_API int zc_elementwise_info(int i, const char **name, int *nargs);
+/** A Python number: dtype ZC_BOOL or ZC_INT64 (value in i) or ZC_FLOAT64 (in f). */
+typedef struct {
+    zc_dtype dtype;
+    int64_t i;
+    double f;
+} zc_number;
+/**
+ * An elementwise function of Python numbers, computed by the kernels that compute
+ * arrays, with the numbers as weak scalars (zc_scalar): sqrt(2) is the float
+ * 1.414..., maximum(1, 2) the int 2, isnan(1.5) the bool False; integers wrap at
+ * 64 bits as int64 arrays do.
+ * @return 0 with *out, ZC_EINVAL (unknown function, wrong nargs, a number the
+ *         function does not take, as bitwise_and of floats: named), or
+ *         ZC_EUNSUPPORTED (a result that is not a bool, int64 or float64).
+ */
+ZC_API int zc_elementwise_number(const char *name, int nargs, const zc_number *args, zc_number *out);
 ZC_API int zc_astype(zc_array *a, zc_dtype dtype, zc_array **out);
 
 /* ---- reductions ---- */

@@ -1,5 +1,5 @@
 /* tests/test_cli_expr.c — unit tests of the `zcube eval` expression parser
- * (src/tools/expr.c): Python precedence and associativity, tuples, slices,
+ * (src/tools/expr_parse.c): Python precedence and associativity, tuples, slices,
  * calls with keywords, literals, and errors that name the column. */
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* tools/cmd_eval.c — `zcube eval EXPR --in NAME=PATH ... -o OUT`: build a
- * lazy array from a Python-syntax expression over Zarr arrays (expr.c,
- * expr_eval.c) and compute it into OUT under a memory bound (eval_run.c).
+ * lazy array from a Python-syntax expression over Zarr arrays (expr_parse.c,
+ * expr_*.c) and compute it into OUT under a memory bound (eval_run.c).
  *
  * --in may be given many times, which cli_parse (last value wins) cannot
  * express, so the --in options are taken out of argv first. */

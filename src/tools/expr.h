@@ -85,6 +85,10 @@ struct ex_node {
 /* A parsed expression: the root and the memory of all its nodes. */
 typedef struct ex_tree ex_tree;
 
+/* "at column N: <what>" into cli_lasterr() (the parser's and the evaluator's
+ * errors); returns -1. */
+int ex_fail(int col, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Parse `src`. @return 0 with *out set (free with ex_free), or -1 with cli_lasterr(). */
 int ex_parse(const char *src, ex_tree **out);
 void ex_free(ex_tree *t);
@@ -101,7 +105,7 @@ const char *ex_op_function(ex_op op);
  * needed (like snprintf). For tests and messages. */
 size_t ex_format(const ex_node *n, char *buf, size_t size);
 
-/* ---- evaluation (expr_eval.c): the tree into a lazy array ---- */
+/* ---- evaluation (expr_eval.c and the files of expr_internal.h): the tree into a lazy array ---- */
 
 /* Names bound to arrays (from `--in NAME=PATH`): the evaluator takes a
  * reference of its own to any array it uses. */

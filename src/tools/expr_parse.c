@@ -1,4 +1,4 @@
-/* tools/expr.c — lexer and recursive-descent parser of `zcube eval`
+/* tools/expr_parse.c — lexer and recursive-descent parser of `zcube eval`
  * expressions (grammar in expr.h), and a canonical printer for tests.
  *
  * One function per precedence level. Every node and string is allocated from
@@ -81,10 +81,9 @@ typedef struct {
     int depth;       /* nesting of parse_expr calls */
 } parser;
 
-static int perr(int col, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int perr(int col, const char *fmt, ...)
+int ex_fail(int col, const char *fmt, ...)
 {
-    char msg[768];
+    char msg[900];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -157,7 +156,7 @@ static int lex(parser *ps)
             if (tk->p[i] == '\\' && tk->p[i + 1]) i++;
             i++;
         }
-        if (!tk->p[i]) return perr(tk->col, "unterminated string");
+        if (!tk->p[i]) return ex_fail(tk->col, "unterminated string");
         tk->len = i + 1;
     } else {
         tk->kind = T_OP;
@@ -167,14 +166,14 @@ static int lex(parser *ps)
             if (!strncmp(tk->p, OPS2[i], 2)) tk->len = 2;
         if (!tk->len && strchr(OPS1, c)) tk->len = 1;
         if (!tk->len) {
-            if (c >= 0x20 && c < 0x7f) return perr(tk->col, "unexpected character '%c'", c);
-            return perr(tk->col, "unexpected character (byte 0x%02x)", c);
+            if (c >= 0x20 && c < 0x7f) return ex_fail(tk->col, "unexpected character '%c'", c);
+            return ex_fail(tk->col, "unexpected character (byte 0x%02x)", c);
         }
         memcpy(tk->op, tk->p, tk->len);
         if (strchr("=", tk->op[tk->len - 1]) && tk->len >= 2 && strcmp(tk->op, "<=") && strcmp(tk->op, ">=") &&
             strcmp(tk->op, "==") && strcmp(tk->op, "!="))
-            return perr(tk->col, "assignment '%s' is not an expression", tk->op);
-        if (!strcmp(tk->op, "->")) return perr(tk->col, "unexpected '->'");
+            return ex_fail(tk->col, "assignment '%s' is not an expression", tk->op);
+        if (!strcmp(tk->op, "->")) return ex_fail(tk->col, "unexpected '->'");
     }
     ps->pos += tk->len;
     return 0;
@@ -203,8 +202,8 @@ static int unexpected(const parser *ps, const char *wanted)
 {
     char what[64];
     describe(ps, what, sizeof what);
-    if (wanted) return perr(ps->tok.col, "unexpected %s, expected %s", what, wanted);
-    return perr(ps->tok.col, "unexpected %s", what);
+    if (wanted) return ex_fail(ps->tok.col, "unexpected %s, expected %s", what, wanted);
+    return ex_fail(ps->tok.col, "unexpected %s", what);
 }
 
 /* ------------------------------------------------------------ nodes */
@@ -237,7 +236,7 @@ static int seal(ex_node *n)
         if (height_of(n->kwvalues[i]) > h) h = height_of(n->kwvalues[i]);
     n->height = h + 1;
     if (n->height > EX_MAX_HEIGHT)
-        return perr(n->col, "expression too long (more than %d nested operations)", EX_MAX_HEIGHT);
+        return ex_fail(n->col, "expression too long (more than %d nested operations)", EX_MAX_HEIGHT);
     return 0;
 }
 
@@ -264,7 +263,7 @@ static int nlist_push(parser *ps, nlist *l, ex_node *x)
 {
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 4;
-        if (cap > 1 << 20) return perr(x->col, "too many items");
+        if (cap > 1 << 20) return ex_fail(x->col, "too many items");
         ex_node **v = arena_alloc(ps->t, (size_t)cap * sizeof *v);
         if (!v) return cli_seterr("out of memory parsing the expression");
         if (l->n) memcpy(v, l->v, (size_t)l->n * sizeof *v);
@@ -288,14 +287,14 @@ static int number_literal(parser *ps, ex_node **out)
     const token *tk = &ps->tok;
     char text[128];
     size_t k = 0;
-    if (tk->len >= sizeof text) return perr(tk->col, "number literal too long");
+    if (tk->len >= sizeof text) return ex_fail(tk->col, "number literal too long");
     /* Underscores: only between digits, as in Python. */
     for (size_t i = 0; i < tk->len; i++) {
         char c = tk->p[i];
         if (c == '_') {
             if (i == 0 || i + 1 >= tk->len || !isxdigit((unsigned char)tk->p[i - 1]) ||
                 !isxdigit((unsigned char)tk->p[i + 1]))
-                return perr(tk->col, "invalid number '%.*s'", (int)tk->len, tk->p);
+                return ex_fail(tk->col, "invalid number '%.*s'", (int)tk->len, tk->p);
             continue;
         }
         text[k++] = c;
@@ -304,7 +303,7 @@ static int number_literal(parser *ps, ex_node **out)
     ex_node *n = node(ps, EX_NUM, tk->col);
     if (!n) return -1;
     char last = text[k - 1];
-    if (last == 'j' || last == 'J') return perr(tk->col, "complex literals ('%s') are not supported", text);
+    if (last == 'j' || last == 'J') return ex_fail(tk->col, "complex literals ('%s') are not supported", text);
     int base = 10;
     const char *digits = text;
     if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) base = 16;
@@ -316,21 +315,21 @@ static int number_literal(parser *ps, ex_node **out)
     errno = 0;
     if (is_float) {
         n->fval = strtod(text, &end);
-        if (*end || end == text) return perr(tk->col, "invalid number '%s'", text);
-        if (errno == ERANGE && isinf(n->fval)) return perr(tk->col, "number '%s' is too large", text);
+        if (*end || end == text) return ex_fail(tk->col, "invalid number '%s'", text);
+        if (errno == ERANGE && isinf(n->fval)) return ex_fail(tk->col, "number '%s' is too large", text);
         if (errno == ERANGE) errno = 0; /* underflow to 0 or a subnormal: Python accepts it */
     } else {
-        if (!*digits) return perr(tk->col, "invalid number '%s'", text);
+        if (!*digits) return ex_fail(tk->col, "invalid number '%s'", text);
         for (const char *p = digits; *p; p++) {
             int v = isdigit((unsigned char)*p) ? *p - '0' : isalpha((unsigned char)*p) ? tolower(*p) - 'a' + 10 : 99;
-            if (v >= base) return perr(tk->col, "invalid number '%s'", text);
+            if (v >= base) return ex_fail(tk->col, "invalid number '%s'", text);
         }
         if (base == 10 && text[0] == '0' && text[1])
             for (const char *p = text; *p; p++)
-                if (*p != '0') return perr(tk->col, "invalid number '%s' (leading zeros)", text);
+                if (*p != '0') return ex_fail(tk->col, "invalid number '%s' (leading zeros)", text);
         unsigned long long v = strtoull(digits, &end, base);
         if (errno == ERANGE || v > (unsigned long long)INT64_MAX)
-            return perr(tk->col, "integer %s is too large (limit 2**63 - 1)", text);
+            return ex_fail(tk->col, "integer %s is too large (limit 2**63 - 1)", text);
         n->is_int = 1;
         n->ival = (int64_t)v;
         n->fval = (double)v;
@@ -357,7 +356,7 @@ static int string_literal(parser *ps, ex_node **out)
         case 'n': s[k++] = '\n'; break;
         case 't': s[k++] = '\t'; break;
         case '\\': case '\'': case '"': s[k++] = e; break;
-        default: return perr(tk->col + (int)i, "unsupported escape '\\%c' in string", e ? e : ' ');
+        default: return ex_fail(tk->col + (int)i, "unsupported escape '\\%c' in string", e ? e : ' ');
         }
     }
     s[k] = 0;
@@ -409,8 +408,8 @@ static int parse_atom(parser *ps, ex_node **out)
         for (size_t i = 0; i < sizeof UNSUPPORTED_KW / sizeof UNSUPPORTED_KW[0]; i++)
             if (is_kw(ps, UNSUPPORTED_KW[i])) {
                 if (!strcmp(UNSUPPORTED_KW[i], "if") || !strcmp(UNSUPPORTED_KW[i], "else"))
-                    return perr(col, "conditional expressions are not supported; use where(cond, a, b)");
-                return perr(col, "keyword '%s' is not supported in expressions", UNSUPPORTED_KW[i]);
+                    return ex_fail(col, "conditional expressions are not supported; use where(cond, a, b)");
+                return ex_fail(col, "keyword '%s' is not supported in expressions", UNSUPPORTED_KW[i]);
             }
         if (is_kw(ps, "and") || is_kw(ps, "or") || is_kw(ps, "not")) return unexpected(ps, "a value");
         ex_node *n;
@@ -473,7 +472,7 @@ static int parse_subscript(parser *ps, ex_node *value, int col, ex_node **out)
 {
     nlist items = {0};
     int comma = 0;
-    if (is_op(ps, "]")) return perr(ps->tok.col, "empty subscript []");
+    if (is_op(ps, "]")) return ex_fail(ps->tok.col, "empty subscript []");
     while (!is_op(ps, "]")) {
         ex_node *x = NULL;
         if (parse_sub(ps, &x) < 0) return -1;
@@ -520,7 +519,7 @@ static int parse_call(parser *ps, ex_node *fn, int col, ex_node **out)
                 char *name = arena_strndup(ps, ps->tok.p, ps->tok.len);
                 if (!name) return -1;
                 for (int i = 0; i < kwv.n; i++)
-                    if (!strcmp(kwn[i], name)) return perr(kcol, "keyword argument '%s' repeated", name);
+                    if (!strcmp(kwn[i], name)) return ex_fail(kcol, "keyword argument '%s' repeated", name);
                 if (lex(ps) < 0 || lex(ps) < 0) return -1; /* NAME, '=' */
                 ex_node *v;
                 if (parse_expr(ps, &v) < 0) return -1;
@@ -547,7 +546,7 @@ static int parse_call(parser *ps, ex_node *fn, int col, ex_node **out)
             int acol = ps->tok.col;
             ex_node *x = NULL;
             if (parse_expr(ps, &x) < 0) return -1;
-            if (kwv.n) return perr(acol, "positional argument after keyword argument");
+            if (kwv.n) return ex_fail(acol, "positional argument after keyword argument");
             if (nlist_push(ps, &args, x) < 0) return -1;
         }
     next:
@@ -617,7 +616,7 @@ static int parse_power(parser *ps, ex_node **out)
     if (parse_primary(ps, &x) < 0) return -1;
     if (is_op(ps, "**")) {
         int col = ps->tok.col;
-        if (++ps->depth > EX_MAX_DEPTH) return perr(col, "expression nested too deeply (limit %d)", EX_MAX_DEPTH);
+        if (++ps->depth > EX_MAX_DEPTH) return ex_fail(col, "expression nested too deeply (limit %d)", EX_MAX_DEPTH);
         ex_node *y = NULL;
         if (lex(ps) < 0 || parse_factor(ps, &y) < 0) return -1;
         ps->depth--;
@@ -635,7 +634,7 @@ static int parse_factor(parser *ps, ex_node **out)
     else if (is_op(ps, "~")) op = EX_OP_INVERT;
     else return parse_power(ps, out);
     int col = ps->tok.col;
-    if (++ps->depth > EX_MAX_DEPTH) return perr(col, "expression nested too deeply (limit %d)", EX_MAX_DEPTH);
+    if (++ps->depth > EX_MAX_DEPTH) return ex_fail(col, "expression nested too deeply (limit %d)", EX_MAX_DEPTH);
     ex_node *x = NULL;
     if (lex(ps) < 0 || parse_factor(ps, &x) < 0) return -1;
     ps->depth--;
@@ -698,15 +697,15 @@ static int parse_comparison(parser *ps, ex_node **out)
     ex_node *x = NULL;
     if (parse_level(ps, 0, &x) < 0) return -1;
     if (is_kw(ps, "in") || is_kw(ps, "not"))
-        return perr(ps->tok.col, "operators 'in' and 'not in' are not supported");
-    if (is_kw(ps, "is")) return perr(ps->tok.col, "operator 'is' is not supported; use ==");
+        return ex_fail(ps->tok.col, "operators 'in' and 'not in' are not supported");
+    if (is_kw(ps, "is")) return ex_fail(ps->tok.col, "operator 'is' is not supported; use ==");
     const opdef *d = cmp_op(ps);
     if (d) {
         int col = ps->tok.col;
         ex_node *y = NULL;
         if (lex(ps) < 0 || parse_level(ps, 0, &y) < 0) return -1;
         if (cmp_op(ps))
-            return perr(ps->tok.col, "chained comparisons (a < b < c) are not supported; use (a < b) & (b < c)");
+            return ex_fail(ps->tok.col, "chained comparisons (a < b < c) are not supported; use (a < b) & (b < c)");
         if (!(x = binary(ps, d->op, col, x, y))) return -1;
     }
     *out = x;
@@ -717,7 +716,7 @@ static int parse_not(parser *ps, ex_node **out)
 {
     if (!is_kw(ps, "not")) return parse_comparison(ps, out);
     int col = ps->tok.col;
-    if (++ps->depth > EX_MAX_DEPTH) return perr(col, "expression nested too deeply (limit %d)", EX_MAX_DEPTH);
+    if (++ps->depth > EX_MAX_DEPTH) return ex_fail(col, "expression nested too deeply (limit %d)", EX_MAX_DEPTH);
     ex_node *x = NULL;
     if (lex(ps) < 0 || parse_not(ps, &x) < 0) return -1;
     ps->depth--;
@@ -747,7 +746,7 @@ static int parse_and(parser *ps, ex_node **out)
 static int parse_expr(parser *ps, ex_node **out)
 {
     if (++ps->depth > EX_MAX_DEPTH)
-        return perr(ps->tok.col, "expression nested too deeply (limit %d)", EX_MAX_DEPTH);
+        return ex_fail(ps->tok.col, "expression nested too deeply (limit %d)", EX_MAX_DEPTH);
     ex_node *x = NULL;
     if (parse_and(ps, &x) < 0) return -1;
     while (is_kw(ps, "or")) {
@@ -757,7 +756,7 @@ static int parse_expr(parser *ps, ex_node **out)
         if (!(x = binary(ps, EX_OP_OR, col, x, y))) return -1;
     }
     if (is_kw(ps, "if"))
-        return perr(ps->tok.col, "conditional expressions are not supported; use where(cond, a, b)");
+        return ex_fail(ps->tok.col, "conditional expressions are not supported; use where(cond, a, b)");
     ps->depth--;
     *out = x;
     return 0;
@@ -771,7 +770,7 @@ int ex_parse(const char *src, ex_tree **out)
     parser ps = {.src = src, .t = t};
     if (lex(&ps) < 0) goto fail;
     if (ps.tok.kind == T_END) {
-        perr(1, "empty expression");
+        ex_fail(1, "empty expression");
         goto fail;
     }
     ex_node *root;

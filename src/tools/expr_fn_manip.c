@@ -1,0 +1,232 @@
+/* tools/expr_fn_manip.c — handlers of the manipulation and cumulative
+ * functions (zcube.h section 9): reshape, permute_dims, concat, flip, roll,
+ * take, diff, tril, cumulative_sum, ... */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "expr_internal.h"
+
+int ex_fn_reshape(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0;
+    int64_t shape[ZC_MAX_DIMS];
+    if (ex_as_int_list(&args[1], "shape", ZC_MAX_DIMS, &n, shape) < 0) return -1;
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_reshape(args[0].arr, n, shape, &a), &a, out);
+}
+
+int ex_fn_permute(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0, axes[ZC_MAX_DIMS];
+    if (ex_as_axes(&args[1], "axes", &n, axes) < 0) return -1;
+    int ndim;
+    if (ex_array_info(e, &args[0], &ndim, NULL, NULL, NULL) < 0) return -1;
+    if (n < 0) { /* transpose(x): reverse the axes */
+        if (!strcmp(f->api, "permute_dims")) return ex_fail(args[1].col, "permute_dims(): axes must be given");
+        n = ndim;
+        for (int d = 0; d < ndim; d++) axes[d] = ndim - 1 - d;
+    }
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_permute_dims(args[0].arr, axes, n, &a), &a, out);
+}
+
+int ex_fn_moveaxis(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int ns = 0, nd = 0, src[ZC_MAX_DIMS], dst[ZC_MAX_DIMS];
+    if (ex_as_axes(&args[1], "source", &ns, src) < 0 || ex_as_axes(&args[2], "destination", &nd, dst) < 0) return -1;
+    if (ns < 0 || nd < 0 || ns != nd)
+        return ex_fail(args[2].col, "moveaxis(): source and destination must have the same number of axes");
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_moveaxis(args[0].arr, src, dst, ns, &a), &a, out);
+}
+
+int ex_fn_matrix_transpose(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_matrix_transpose(args[0].arr, &a), &a, out);
+}
+
+int ex_fn_expand_dims(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int axis = 0;
+    if (args[1].kind != V_NONE && ex_as_axis(&args[1], "axis", 0, &axis) < 0) return -1;
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_expand_dims(args[0].arr, axis, &a), &a, out);
+}
+
+int ex_fn_squeeze(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0, axes[ZC_MAX_DIMS];
+    if (ex_as_axes(&args[1], "axis", &n, axes) < 0) return -1;
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_squeeze(args[0].arr, axes, n < 0 ? 0 : n, &a), &a, out);
+}
+
+int ex_fn_broadcast_to(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0;
+    int64_t shape[ZC_MAX_DIMS];
+    if (ex_as_shape(&args[1], "shape", &n, shape) < 0) return -1;
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_broadcast_to(args[0].arr, n, shape, &a), &a, out);
+}
+
+int ex_fn_join(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    zc_array *arr[256];
+    int n = 0, axis = 0, stack = !strcmp(f->api, "stack");
+    if (args[1].kind != V_NONE || stack) {
+        if (args[1].kind != V_NONE && ex_as_axis(&args[1], "axis", 0, &axis) < 0) return -1;
+    }
+    if (!stack && args[1].kind == V_NONE && call) {
+        /* concat(arrays) is axis 0; concat(arrays, axis=None) flattens */
+        for (int k = 0; k < call->nkw; k++)
+            if (!strcmp(call->kwnames[k], "axis") && call->kwvalues[k]->kind == EX_NONE) axis = ZC_AXIS_NONE;
+        if (call->nitems > 1 && call->items[1]->kind == EX_NONE) axis = ZC_AXIS_NONE;
+    }
+    if (ex_as_arrays(e, f, &args[0], arr, 256, &n) < 0) return -1;
+    zc_array *a = NULL;
+    int rc = stack ? zc_stack(n, arr, axis, &a) : zc_concat(n, arr, axis, &a);
+    for (int k = 0; k < n; k++) zc_array_release(arr[k]);
+    return ex_lib_result(e, f, call, rc, &a, out);
+}
+
+int ex_fn_flip(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0, axes[ZC_MAX_DIMS];
+    if (ex_as_axes(&args[1], "axis", &n, axes) < 0) return -1;
+    if (n == 0) { /* flip(x, axis=()) changes nothing */
+        zc_array_retain(args[0].arr);
+        return ex_set_array(out, args[0].arr);
+    }
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_flip(args[0].arr, axes, n < 0 ? 0 : n, &a), &a, out);
+}
+
+int ex_fn_roll(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int ns = 0, na = 0, axes[ZC_MAX_DIMS];
+    int64_t shifts[ZC_MAX_DIMS];
+    if (ex_as_int_list(&args[1], "shift", ZC_MAX_DIMS, &ns, shifts) < 0 || ex_as_axes(&args[2], "axis", &na, axes) < 0)
+        return -1;
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_roll(args[0].arr, shifts, ns, axes, na < 0 ? 0 : na, &a), &a, out);
+}
+
+int ex_fn_repeat(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int64_t k;
+    int axis;
+    if (args[1].kind == V_ARRAY || args[1].kind == V_TUPLE)
+        return ex_fail(args[1].col, "repeat(): repeats must be one integer (per-element repeats are not supported)");
+    if (ex_as_int(&args[1], "repeats", &k) < 0 || ex_as_axis(&args[2], "axis", 1, &axis) < 0) return -1;
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_repeat(args[0].arr, k, axis, &a), &a, out);
+}
+
+int ex_fn_tile(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int n = 0;
+    int64_t reps[ZC_MAX_DIMS];
+    if (ex_as_int_list(&args[1], "reps", ZC_MAX_DIMS, &n, reps) < 0) return -1;
+    zc_array *a = NULL;
+    return ex_lib_result(e, f, call, zc_tile(args[0].arr, reps, n, &a), &a, out);
+}
+
+int ex_fn_take(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    if (args[1].kind == V_ARRAY)
+        return ex_fail(args[1].col, "take(): indices must be integers written in the expression (a list or tuple), not "
+                    "an array");
+    int axis;
+    if (ex_as_axis(&args[2], "axis", 1, &axis) < 0) return -1;
+    const ex_value *iv = &args[1];
+    int64_t n = iv->kind == V_TUPLE ? iv->n : 1;
+    int64_t *idx = malloc(sizeof *idx * (size_t)(n ? n : 1));
+    if (!idx) return cli_seterr("out of memory");
+    for (int64_t k = 0; k < n; k++)
+        if (ex_as_int(iv->kind == V_TUPLE ? &iv->items[k] : iv, "indices", &idx[k]) < 0) {
+            free(idx);
+            return -1;
+        }
+    zc_array *a = NULL, *r = NULL;
+    int rc = zc_take(args[0].arr, idx, n, axis, &a);
+    free(idx);
+    if (rc == 0 && iv->kind != V_TUPLE) { /* a scalar index drops the axis, as NumPy does */
+        int ndim, ax = axis == ZC_AXIS_NONE ? 0 : axis;
+        zc_array_info(a, &ndim, NULL, NULL, NULL);
+        if (ax < 0) ax += ndim;
+        rc = zc_squeeze(a, &ax, 1, &r);
+        zc_array_release(a);
+        a = r;
+    }
+    return ex_lib_result(e, f, call, rc, &a, out);
+}
+
+int ex_fn_diff(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int64_t n = 1;
+    int axis = -1;
+    if (args[1].kind != V_NONE && ex_as_int(&args[1], "n", &n) < 0) return -1;
+    if (n < 0 || n > INT32_MAX) return ex_fail(args[1].col, "diff(): n must be >= 0, got %lld", (long long)n);
+    if (args[2].kind != V_NONE && ex_as_axis(&args[2], "axis", 0, &axis) < 0) return -1;
+    zc_array *pa[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++)
+        if (args[3 + k].kind != V_NONE && ex_as_array(e, &args[3 + k], k ? "append" : "prepend", &pa[k]) < 0) {
+            zc_array_release(pa[0]);
+            return -1;
+        }
+    zc_array *a = NULL;
+    int rc = zc_diff(args[0].arr, axis, (int)n, pa[0], pa[1], &a);
+    zc_array_release(pa[0]);
+    zc_array_release(pa[1]);
+    return ex_lib_result(e, f, call, rc, &a, out);
+}
+
+int ex_fn_tri(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int64_t k = 0;
+    if (args[1].kind != V_NONE && ex_as_int(&args[1], "k", &k) < 0) return -1;
+    zc_array *a = NULL;
+    int rc = !strcmp(f->api, "tril") ? zc_tril(args[0].arr, k, &a) : zc_triu(args[0].arr, k, &a);
+    return ex_lib_result(e, f, call, rc, &a, out);
+}
+
+int ex_fn_cumulative(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int axis, initial = 0;
+    zc_dtype dt = ZC_DTYPE_INVALID;
+    if (ex_as_axis(&args[1], "axis", 1, &axis) < 0) return -1;
+    if (args[2].kind != V_NONE && ex_as_dtype(&args[2], "dtype", &dt) < 0) return -1;
+    if (args[3].kind != V_NONE && ex_as_bool(&args[3], "include_initial", &initial) < 0) return -1;
+    zc_array *x = args[0].arr, *flat = NULL;
+    int ndim;
+    if (ex_array_info(e, &args[0], &ndim, NULL, NULL, NULL) < 0) return -1;
+    if (axis == ZC_AXIS_NONE && ndim > 1 && (!strcmp(f->name, "cumsum") || !strcmp(f->name, "cumprod"))) {
+        int64_t m1 = -1; /* NumPy's cumsum(x) runs over the flattened array */
+        int rc = zc_reshape(x, 1, &m1, &flat);
+        if (rc < 0) return ex_fail_zc(e, rc, call->col, f->name);
+        x = flat;
+    }
+    zc_array *a = NULL;
+    int rc = !strcmp(f->api, "cumulative_sum") ? zc_cumulative_sum(x, axis, dt, initial, &a)
+                                               : zc_cumulative_prod(x, axis, dt, initial, &a);
+    zc_array_release(flat);
+    return ex_lib_result(e, f, call, rc, &a, out);
+}
