@@ -507,8 +507,9 @@ ZC_API int zc_sampler_batch_bytes(zc_sampler *s, int k, size_t *nbytes);
  * bytes, windows in C order one after another) and, if origins is not NULL,
  * origins[k] (batch_size × ndim_k int64, the window origins in array k's own
  * indices). Thread-safe: several threads may read different steps at once.
- * @return 0, ZC_EINVAL (NULL argument, no source, step < 0), ZC_ERANGE (max_redraws windows
- *         rejected, batch and slot named), a read's ZC_ECORRUPT/ECHECKSUM/EIO, ZC_ENOMEM.
+ * @return 0, ZC_EINVAL (NULL argument, no buffer for a source, no source), ZC_ERANGE
+ *         (max_redraws windows rejected, batch and slot named), a read's ZC_ECORRUPT/ECHECKSUM/EIO,
+ *         ZC_ENOMEM.
  */
 ZC_API int zc_sampler_read(zc_sampler *s, int64_t step, void *const *data, int64_t *const *origins);
 
