@@ -3,19 +3,32 @@
  *
  * zcube reads, writes and computes on Zarr arrays far larger than memory.
  *
- * Sections:
- *   1. Version
- *   2. Errors          every call returns an int status: 0 or a negative ZC_E* code;
- *                      zc_errmsg() says what failed and where.
- *   3. Memory          zc_free() for anything the library hands back.
- *   4. Data types      zc_dtype and element sizes.
- *   5. Stores          where keys live: a local folder, memory.
- *   6. Zarr arrays     open/create, inspect, read/write hyperslabs.
- *   7. Groups          list a hierarchy.
- *   8. Sampler         random windows from several arrays for ML training.
- *   9. Lazy arrays     the array API as a plan of blockwise + rechunk operations,
- *                      computed under a memory bound.
- *  10. Testing hooks   fault injection (not a stable API).
+ * Sections, each marked [stable] (kept across minor versions: functions keep
+ * their signatures and meaning, codes are only added, structs only grow at
+ * their end behind struct_size) or [experimental] (may change in any release):
+ *   1. Version          [stable]
+ *   2. Errors           [stable]  every int call returns 0 or a negative ZC_E* code;
+ *                                 zc_errmsg() says what failed and where.
+ *   3. Memory           [stable]  zc_free() for anything the library hands back.
+ *   4. Data types       [stable]  zc_dtype, element sizes, promotion and limits.
+ *   5. Stores           [stable]  where keys live: a local folder, memory, S3, HTTP.
+ *   6. Zarr arrays      [stable]  open/create, inspect, read/write hyperslabs.
+ *   7. Groups           [stable]  list and create a hierarchy.
+ *   8. Sampler          [experimental] random windows from several arrays for ML training.
+ *   9. Lazy arrays      [stable]  the array API as a graph of operations: creation,
+ *                                 elementwise, reductions, indexing, manipulation.
+ *  10. Linear algebra   [stable]  products, decompositions and solvers.
+ *  11. Computing        [stable]  zc_spec (the memory bound), targets, reports, zc_compute.
+ *  12. Plans            [experimental] plan once, execute whole or by task ranges, save, load.
+ *  13. FFT              [experimental] the array API fft extension.
+ *  14. Distributed execution [experimental] a saved plan on processes, MPI ranks, Slurm.
+ *  15. Testing hooks    [experimental] fault injection.
+ *
+ * Return values: every function returning int returns 0 on success or a
+ * negative ZC_E* code, and sets zc_errmsg(). Each function lists the codes it
+ * returns after "@return"; a section's "@return (every function below)" lists
+ * them for a family of functions that fail alike. Functions returning a
+ * pointer or a count say what they return.
  *
  * Threading: distinct handles may be used from different threads at once; one
  * handle is used by one thread at a time unless a function says otherwise.
@@ -38,7 +51,7 @@ extern "C" {
 #define ZC_API
 #endif
 
-/* ===================================================================== 1. Version */
+/* ===================================================================== 1. Version [stable] */
 
 #define ZC_VERSION_MAJOR 0
 #define ZC_VERSION_MINOR 1
@@ -46,11 +59,17 @@ extern "C" {
 #define ZC_VERSION_NUMBER (ZC_VERSION_MAJOR * 10000 + ZC_VERSION_MINOR * 100 + ZC_VERSION_PATCH)
 #define ZC_VERSION_STRING "0.1.0"
 
-/** The library's version number, to compare with ZC_VERSION_NUMBER. */
+/**
+ * The library's version number, to compare with ZC_VERSION_NUMBER.
+ * @return ZC_VERSION_NUMBER of the library running (a number, not a status).
+ */
 ZC_API int zc_version_number(void);
+/**
+ * @return its version text ("0.1.0"), static, never NULL.
+ */
 ZC_API const char *zc_version_string(void);
 
-/* ===================================================================== 2. Errors */
+/* ===================================================================== 2. Errors [stable] */
 
 /* Codes are stable: new codes are appended, numbers never reused. */
 #define ZC_ERRNO_MAP(X)                                                        \
@@ -76,25 +95,32 @@ typedef enum {
 #undef ZC_ERR_ENUM_
 } zc_status;
 
-/** Static text for a status code ("corrupt data"); never NULL. */
+/**
+ * Static text for a status code ("corrupt data"); never NULL.
+ * @return static text, never NULL ("unknown error" for a code not listed).
+ */
 ZC_API const char *zc_strerror(int status);
-/** Short name of a status code ("ZC_ECORRUPT"); never NULL. */
+/**
+ * Short name of a status code ("ZC_ECORRUPT"); never NULL.
+ * @return static text, never NULL ("ZC_UNKNOWN" for a code not listed).
+ */
 ZC_API const char *zc_errname(int status);
 /**
  * Detail of the last failure on this thread: what failed and where (file,
  * array, chunk key, byte offset, OS errno). Valid until the next zc_ call on
  * this thread. Empty string if the last call succeeded or set no detail.
+ * @return the thread's message, never NULL.
  */
 ZC_API const char *zc_errmsg(void);
 /** Copy of zc_errmsg() into buf (always NUL-terminated if size > 0). */
 ZC_API void zc_errmsg_r(char *buf, size_t size);
 
-/* ===================================================================== 3. Memory */
+/* ===================================================================== 3. Memory [stable] */
 
 /** Free memory the library allocated for the caller. NULL is a no-op. */
 ZC_API void zc_free(void *ptr);
 
-/* ===================================================================== 4. Data types */
+/* ===================================================================== 4. Data types [stable] */
 
 typedef enum {
     ZC_DTYPE_INVALID = 0,
@@ -117,17 +143,28 @@ typedef enum {
     ZC_RAW,     /* raw bits (Zarr v3 "r<bits>"), n bytes */
 } zc_dtype;
 
-/** Name of a dtype in Zarr v3 spelling ("float32"); "bytes"/"unicode"/"raw" for the rest. */
+/**
+ * Name of a dtype in Zarr v3 spelling ("float32"); "bytes"/"unicode"/"raw" for the rest.
+ * @return static text, never NULL ("invalid" for a value not listed).
+ */
 ZC_API const char *zc_dtype_name(zc_dtype dtype);
-/** Parse a dtype name: v3 names ("int16"), NumPy strings ("<i2", "|S7", "U13", "f8"). */
+/**
+ * Parse a dtype name: v3 names ("int16"), NumPy strings ("<i2", "|S7", "U13", "f8").
+ * @return 0, ZC_EINVAL (NULL argument), ZC_EUNSUPPORTED (an unknown or unsupported name, quoted), ZC_ENOMEM.
+ */
 ZC_API int zc_dtype_parse(const char *name, zc_dtype *dtype, size_t *itemsize);
 
 /* Type promotion and limits (the array API's result_type, can_cast, finfo, iinfo),
  * over bool, integer, float and complex dtypes; others fail with ZC_EINVAL. */
 /** The dtype of combining n >= 1 dtypes by the array API's promotion rules (mixed
- *  int64/uint64 promote to float64, like NumPy). ZC_EINVAL names a pair that does not promote. */
+ *  int64/uint64 promote to float64, like NumPy). ZC_EINVAL names a pair that does not promote.
+ * @return 0, ZC_EINVAL (NULL argument, n < 1, a dtype that is not bool, integer, float or complex, a pair that does not promote).
+ */
 ZC_API int zc_result_type(int n, const zc_dtype *dtypes, zc_dtype *out);
-/** *result = 1 if `from` casts to `to` by promotion (result_type(from, to) == to), else 0. */
+/**
+ * *result = 1 if `from` casts to `to` by promotion (result_type(from, to) == to), else 0.
+ * @return 0, ZC_EINVAL (NULL result, a dtype that is not bool, integer, float or complex).
+ */
 ZC_API int zc_can_cast(zc_dtype from, zc_dtype to, int *result);
 /** Limits of a floating-point dtype (complex: of its real component, dtype says which). */
 typedef struct {
@@ -138,6 +175,9 @@ typedef struct {
     double smallest_normal; /* smallest positive normal value */
     zc_dtype dtype;         /* the real floating-point dtype described */
 } zc_finfo_t;
+/**
+ * @return 0, ZC_EINVAL (NULL info, not a float or complex dtype).
+ */
 ZC_API int zc_finfo(zc_dtype dtype, zc_finfo_t *info);
 /** Limits of an integer dtype (not bool). */
 typedef struct {
@@ -146,9 +186,12 @@ typedef struct {
     uint64_t max;
     zc_dtype dtype;
 } zc_iinfo_t;
+/**
+ * @return 0, ZC_EINVAL (NULL info, not an integer dtype).
+ */
 ZC_API int zc_iinfo(zc_dtype dtype, zc_iinfo_t *info);
 
-/* ===================================================================== 5. Stores */
+/* ===================================================================== 5. Stores [stable] */
 
 typedef struct zc_store zc_store;
 
@@ -174,7 +217,7 @@ ZC_API int zc_store_open(const char *url, unsigned flags, zc_store **out);
 /** Close a store. NULL is a no-op. Arrays opened on it must be closed first. */
 ZC_API void zc_store_close(zc_store *store);
 
-/* ===================================================================== 6. Zarr arrays */
+/* ===================================================================== 6. Zarr arrays [stable] */
 
 #define ZC_MAX_DIMS 32
 
@@ -254,7 +297,10 @@ ZC_API int zc_zarr_create(zc_store *store, const char *path, const zc_zarr_creat
 /** Close an array. NULL is a no-op. */
 ZC_API void zc_zarr_close(zc_zarr *arr);
 
-/** Fill `info` with the array's metadata summary. */
+/**
+ * Fill `info` with the array's metadata summary.
+ * @return 0, ZC_EINVAL (NULL argument).
+ */
 ZC_API int zc_zarr_info(const zc_zarr *arr, zc_zarr_info_t *info);
 
 /**
@@ -264,6 +310,7 @@ ZC_API int zc_zarr_info(const zc_zarr *arr, zc_zarr_info_t *info);
  * for the byte order come first, then the v2 filters and compressor in their numcodecs
  * spelling {"id": ...}), "fill_value", "order", "separator", "attributes",
  * "dimension_names"}. Free with zc_free.
+ * @return 0, ZC_EINVAL (NULL argument), ZC_ENOMEM.
  */
 ZC_API int zc_zarr_metadata_json(const zc_zarr *arr, char **json);
 
@@ -274,6 +321,9 @@ typedef struct {
     int64_t bytes_stored;   /* sum of stored object sizes */
     int64_t bytes_decoded;  /* chunks_total × chunk bytes (logical size of all chunks) */
 } zc_zarr_stats_t;
+/**
+ * @return 0, ZC_EINVAL (NULL argument), ZC_EOVERFLOW, ZC_EIO (listing the store), ZC_ENOMEM.
+ */
 ZC_API int zc_zarr_stats(zc_zarr *arr, zc_zarr_stats_t *stats);
 
 /**
@@ -300,24 +350,51 @@ ZC_API int zc_zarr_read(zc_zarr *arr, const zc_range *sel, void *dst, size_t dst
  * only partly covered are read, modified and written back. Each chunk (or
  * shard) is written atomically. Chunks equal to the fill value are erased
  * unless the array was created with write_empty_chunks.
+ * @return 0, ZC_ERANGE (selection outside the array, dimension named), ZC_EINVAL (src_size too small,
+ *         a read-only store), ZC_EOVERFLOW, ZC_ECORRUPT/ECHECKSUM (a partly covered chunk read back),
+ *         ZC_EIO, ZC_ENOMEM.
  */
 ZC_API int zc_zarr_write(zc_zarr *arr, const zc_range *sel, const void *src, size_t src_size);
 
-/** Bytes needed for a selection: product of counts × itemsize (overflow-checked). */
+/**
+ * Bytes needed for a selection: product of counts × itemsize (overflow-checked).
+ * @return 0, ZC_EINVAL (NULL argument), ZC_ERANGE (selection outside the array), ZC_EOVERFLOW.
+ */
 ZC_API int zc_zarr_selection_size(const zc_zarr *arr, const zc_range *sel, size_t *nbytes);
 
-/** Set the number of threads used by reads and writes of this array (0 = all cores). */
+/**
+ * Set the number of threads used by reads and writes of this array (0 = all cores).
+ * @return 0, ZC_EINVAL (NULL array, nthreads < 0).
+ */
 ZC_API int zc_zarr_set_threads(zc_zarr *arr, int nthreads);
 
-/** Attributes as JSON object text; free with zc_free. */
+/**
+ * Attributes as JSON object text; free with zc_free.
+ * @return 0, ZC_EINVAL (NULL argument), ZC_ENOMEM.
+ */
 ZC_API int zc_zarr_attributes(const zc_zarr *arr, char **json);
 
-/* ===================================================================== 7. Groups */
+/** IO counters of one array since it was opened (all threads). */
+typedef struct {
+    int64_t chunks_read;    /* chunks (or inner chunks) fetched and decoded */
+    int64_t bytes_read;     /* stored bytes fetched, shard indexes included */
+    int64_t index_hits;     /* shard indexes found in the cache */
+    int64_t index_misses;   /* shard indexes fetched */
+} zc_zarr_io_stats_t;
+/**
+ * @return 0, ZC_EINVAL (NULL argument).
+ */
+ZC_API int zc_zarr_io_stats(const zc_zarr *arr, zc_zarr_io_stats_t *st);
+
+/* ===================================================================== 7. Groups [stable] */
 
 /** Kind of a node in a hierarchy. */
 typedef enum { ZC_NODE_NONE = 0, ZC_NODE_GROUP = 1, ZC_NODE_ARRAY = 2 } zc_node_kind;
 
-/** What is at `path`: array, group, or nothing; and its zarr_format. */
+/**
+ * What is at `path`: array, group, or nothing; and its zarr_format.
+ * @return 0 (kind ZC_NODE_NONE when nothing is there), ZC_EINVAL (NULL argument), ZC_EIO.
+ */
 ZC_API int zc_node_kind_at(zc_store *store, const char *path, zc_node_kind *kind, int *zarr_format);
 
 /**
@@ -326,12 +403,19 @@ ZC_API int zc_node_kind_at(zc_store *store, const char *path, zc_node_kind *kind
  * returns the callback's value if it returns non-zero.
  */
 typedef int (*zc_node_fn)(const char *path, zc_node_kind kind, int zarr_format, void *ctx);
+/**
+ * @return 0, the callback's non-zero value, ZC_ENOENT (nothing at path), ZC_EFORMAT (malformed
+ *         metadata, key named), ZC_EINVAL (NULL argument), ZC_EIO, ZC_ENOMEM.
+ */
 ZC_API int zc_group_walk(zc_store *store, const char *path, zc_node_fn fn, void *ctx);
 
-/** Create a group (writing .zgroup or zarr.json). */
+/**
+ * Create a group (writing .zgroup or zarr.json).
+ * @return 0, ZC_EINVAL (NULL argument, zarr_format not 2 or 3, a read-only store), ZC_EIO.
+ */
 ZC_API int zc_group_create(zc_store *store, const char *path, int zarr_format);
 
-/* ===================================================================== 8. Sampler */
+/* ===================================================================== 8. Sampler [experimental] */
 
 /*
  * Random windows (crops) from one or more arrays, batched for ML training.
@@ -391,7 +475,10 @@ typedef struct {
 
 #define ZC_SAMPLER_SOURCE_INIT {sizeof(zc_sampler_source), NULL, NULL, {0}, {NULL}, {0}, {0}, {0}}
 
-/** CONSTRUCTOR: zc_sampler; DESTRUCTOR: zc_sampler_free. */
+/**
+ * CONSTRUCTOR: zc_sampler; DESTRUCTOR: zc_sampler_free.
+ * @return 0, ZC_EINVAL (NULL argument, an option out of range, named), ZC_ENOMEM.
+ */
 ZC_API int zc_sampler_create(const zc_sampler_opts *opts, zc_sampler **out);
 /** Stop prefetching and free. NULL is a no-op. */
 ZC_API void zc_sampler_free(zc_sampler *s);
@@ -399,13 +486,20 @@ ZC_API void zc_sampler_free(zc_sampler *s);
  * Add a source (before the first batch). Fails with ZC_EINVAL naming the source
  * and dimension if a window does not fit the array or the shared ranges of a
  * dimension do not overlap.
+ * @return 0, ZC_EINVAL (as said; NULL argument; after the first batch), ZC_EOVERFLOW, ZC_ENOMEM.
  */
 ZC_API int zc_sampler_add_source(zc_sampler *s, const zc_sampler_source *src);
 
-/** Windows in one epoch, and whole batches per epoch (the last partial batch is dropped). */
+/**
+ * Windows in one epoch, and whole batches per epoch (the last partial batch is dropped).
+ * @return 0, ZC_EINVAL (NULL argument, no source).
+ */
 ZC_API int zc_sampler_epoch_size(zc_sampler *s, int64_t *windows, int64_t *batches);
 
-/** Bytes of one batch of source k (batch_size × window elements × itemsize). */
+/**
+ * Bytes of one batch of source k (batch_size × window elements × itemsize).
+ * @return 0, ZC_EINVAL (NULL argument, k out of range).
+ */
 ZC_API int zc_sampler_batch_bytes(zc_sampler *s, int k, size_t *nbytes);
 
 /**
@@ -413,6 +507,9 @@ ZC_API int zc_sampler_batch_bytes(zc_sampler *s, int k, size_t *nbytes);
  * bytes, windows in C order one after another) and, if origins is not NULL,
  * origins[k] (batch_size × ndim_k int64, the window origins in array k's own
  * indices). Thread-safe: several threads may read different steps at once.
+ * @return 0, ZC_EINVAL (NULL argument, no buffer for a source, no source), ZC_ERANGE
+ *         (max_redraws windows rejected, batch and slot named), a read's ZC_ECORRUPT/ECHECKSUM/EIO,
+ *         ZC_ENOMEM.
  */
 ZC_API int zc_sampler_read(zc_sampler *s, int64_t step, void *const *data, int64_t *const *origins);
 
@@ -431,9 +528,13 @@ typedef struct {
  * The next batch, starting at `start` (zc_sampler_seek), read ahead by a
  * background thread `prefetch` batches deep. The batch stays valid until the
  * next call to zc_sampler_next or zc_sampler_seek on this sampler.
+ * @return 0, and zc_sampler_read's codes (a prefetched batch's error comes back here).
  */
 ZC_API int zc_sampler_next(zc_sampler *s, const zc_batch **out);
-/** Make the next zc_sampler_next return batch `step`. */
+/**
+ * Make the next zc_sampler_next return batch `step`.
+ * @return 0, ZC_EINVAL (NULL sampler, step < 0).
+ */
 ZC_API int zc_sampler_seek(zc_sampler *s, int64_t step);
 
 /** Running totals since creation. */
@@ -444,18 +545,12 @@ typedef struct {
     int64_t bytes_read;     /* bytes fetched from stores (read amplification = read / used on raw data) */
     int64_t chunks_read;    /* chunks (or inner chunks) fetched and decoded */
 } zc_sampler_stats_t;
+/**
+ * @return 0, ZC_EINVAL (NULL argument).
+ */
 ZC_API int zc_sampler_stats(zc_sampler *s, zc_sampler_stats_t *st);
 
-/** IO counters of one array since it was opened (all threads). */
-typedef struct {
-    int64_t chunks_read;    /* chunks (or inner chunks) fetched and decoded */
-    int64_t bytes_read;     /* stored bytes fetched, shard indexes included */
-    int64_t index_hits;     /* shard indexes found in the cache */
-    int64_t index_misses;   /* shard indexes fetched */
-} zc_zarr_io_stats_t;
-ZC_API int zc_zarr_io_stats(const zc_zarr *arr, zc_zarr_io_stats_t *st);
-
-/* ===================================================================== 9. Lazy arrays and compute */
+/* ===================================================================== 9. Lazy arrays [stable] */
 
 /*
  * Plan, then execute. Array functions only record operations: a zc_array is a
@@ -478,13 +573,23 @@ ZC_API int zc_zarr_io_stats(const zc_zarr *arr, zc_zarr_io_stats_t *st);
  * Handles are reference-counted: an array keeps its inputs alive, so releasing a
  * handle you no longer need is always safe. Every function returning a new array
  * gives the caller one reference.
+ *
+ * @return (every function below) 0, ZC_EINVAL (NULL argument; an axis, shape,
+ *         index, count or dtype that does not fit, named with the function and
+ *         the values), ZC_EUNSUPPORTED (a dtype the operation does not take),
+ *         ZC_EOVERFLOW (sizes), ZC_ENOMEM. They read no data: zc_from_zarr reads
+ *         the array's metadata and returns zc_zarr_open's codes too (ZC_ENOENT,
+ *         ZC_EFORMAT, ZC_EIO). What goes wrong with the data shows in zc_compute.
  */
 typedef struct zc_array zc_array;
 
 ZC_API void zc_array_retain(zc_array *a);
 /** Drop one reference. NULL is a no-op. */
 ZC_API void zc_array_release(zc_array *a);
-/** Shape, chunks and dtype of a lazy array (any pointer may be NULL). */
+/**
+ * Shape, chunks and dtype of a lazy array (any pointer may be NULL).
+ * @return 0, ZC_EINVAL (NULL array).
+ */
 ZC_API int zc_array_info(const zc_array *a, int *ndim, int64_t *shape, int64_t *chunks, zc_dtype *dtype);
 
 /* ---- sources and creation ---- */
@@ -626,6 +731,13 @@ ZC_API int zc_full_like(zc_array *x, double value, zc_dtype dtype, zc_array **ou
 ZC_API int zc_cumulative_sum(zc_array *x, int axis, zc_dtype dtype, int include_initial, zc_array **out);
 ZC_API int zc_cumulative_prod(zc_array *x, int axis, zc_dtype dtype, int include_initial, zc_array **out);
 
+/* ===================================================================== 10. Linear algebra [stable] */
+
+/* @return (every function below) as section 9's builders: 0, ZC_EINVAL (shapes
+ * or dtypes that do not fit, named), ZC_EUNSUPPORTED, ZC_EOVERFLOW, ZC_ENOMEM.
+ * A singular or not positive definite matrix is found when computing: ZC_EINVAL
+ * from zc_compute, naming the function. */
+
 /* ---- linear algebra (array API; NumPy is the reference for details) ----
  * Bad shapes fail with ZC_EINVAL naming the function and both shapes. The result
  * dtype is the operands' result_type (integers wrap like NumPy; bool is or/and). */
@@ -705,7 +817,8 @@ ZC_API int zc_inv(zc_array *a, zc_array **x);
  */
 ZC_API int zc_lstsq(zc_array *a, zc_array *b, zc_array **x, zc_array **residuals, zc_array **rank, zc_array **s);
 
-/* ---- computing ---- */
+/* ===================================================================== 11. Computing [stable] */
+
 typedef struct {
     int64_t op;          /* operation number in the plan */
     const char *name;    /* operation name */
@@ -774,6 +887,7 @@ ZC_API void zc_report_free(zc_report *r);
  *   mapped_peak + reserve.uncounted) and "within_bound" (peak_rss - rss_base <=
  *   bound).
  * zc_plan_json's "memory" holds the reserve and the bound only.
+ * @return 0, ZC_EINVAL (NULL argument), ZC_ENOMEM.
  */
 ZC_API int zc_report_json(const zc_report *r, char **json);
 
@@ -785,8 +899,13 @@ ZC_API int zc_report_json(const zc_report *r, char **json);
  */
 ZC_API int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
                       zc_report **report);
-/** Compute one array into a caller's C-order buffer (for arrays that fit in memory). */
+/**
+ * Compute one array into a caller's C-order buffer (for arrays that fit in memory).
+ * @return 0, ZC_EINVAL (NULL argument, dst_size smaller than the array), and zc_compute's codes.
+ */
 ZC_API int zc_compute_buffer(const zc_spec *spec, zc_array *a, void *dst, size_t dst_size, zc_report **report);
+
+/* ===================================================================== 12. Plans [experimental] */
 
 /* ---- plans: plan once, then execute (FFTW-style) ----
  *
@@ -878,10 +997,14 @@ ZC_API int zc_plan_load(const char *path, zc_plan **out);
  * The optimized plan without running it (zc_plan_create + zc_plan_to_json;
  * targets are not used): JSON {"operations":[{"name", "kind", "shape", "chunks",
  * "dtype", "tasks", "projected_mem", "inputs", "fused"}], "tasks", "intermediate_bytes"}.
+ * @return 0, zc_plan_create's codes, ZC_ENOMEM.
  */
 ZC_API int zc_plan_json(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, char **json);
 
-/** Save a computation for workers: zc_plan_create + zc_plan_write. */
+/**
+ * Save a computation for workers: zc_plan_create + zc_plan_write.
+ * @return 0, zc_plan_create's and zc_plan_write's codes.
+ */
 ZC_API int zc_plan_save(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
                         const char *path);
 /**
@@ -889,10 +1012,84 @@ ZC_API int zc_plan_save(const zc_spec *spec, int n, zc_array *const *arrays, con
  * (last < 0 = to the end) on nthreads threads (0 = all cores): zc_plan_load +
  * zc_plan_execute. Operations before `op` must have finished, in any
  * processes. This is what `zcube worker PLAN.json --op N --blocks A:B` calls.
+ * @return 0, zc_plan_load's and zc_plan_execute's codes.
  */
 ZC_API int zc_plan_run(const char *path, int op, int64_t first, int64_t last, int nthreads);
 
-/* ===================================================================== Distributed execution */
+/* ===================================================================== 13. FFT (array API fft extension) [experimental] */
+
+/*
+ * Discrete Fourier transforms, lazily like every other array function, with
+ * FFTW3 underneath (fftw3f for float32/complex64, fftw3 for float64/complex128;
+ * bool and integers are computed in float64, float16 in float32). NumPy's
+ * numpy.fft is the reference for values and normalization.
+ *
+ *   n      length of the transform along the axis (input cut or zero-padded);
+ *          -1 = the input's length (irfft/hfft: 2·(m-1) for m inputs); n < 1
+ *          otherwise is ZC_EINVAL
+ *   axis   negative counts from the end; out of range is ZC_EINVAL
+ *   norm   "backward" (NULL = this: no scaling forward, 1/n inverse), "ortho"
+ *          (1/sqrt(n) both ways) or "forward" (1/n forward, none inverse)
+ *
+ * An axis whose line fits in a task is rechunked to be whole and transformed
+ * block by block (FFTW plans are made once per shape and reused by every task).
+ * A longer axis uses the four-step (Bailey) algorithm built from the engine's
+ * reshape, rechunk and FFT nodes, so tasks stay within allowed_mem for any
+ * length: an axis of length N = N1·N2 costs about three rechunks (transposes)
+ * and two transform passes over storage; a prime length too long for one task
+ * goes through Bluestein's algorithm (a convolution of length 2^p >= 2N-1 done
+ * by three such transforms: about three times the work). Since allowed_mem is only known
+ * when computing, the FFT functions size their tasks from zc_fft_set_memory
+ * (default: ZC_SPEC_INIT's 2 GiB - 64 MiB).
+ *
+ * @return (every function below) 0, ZC_EINVAL (NULL argument; n,
+ *         axis, axes, s, norm or dtype that does not fit, named), ZC_EUNSUPPORTED
+ *         (n above 2^40 points; a four-step split needing more than ZC_MAX_DIMS
+ *         dimensions), ZC_ENOMEM.
+ */
+/**
+ * Size FFT tasks for computations with this spec (process-wide; call before building FFTs).
+ * @return 0, ZC_EINVAL (NULL spec, unknown spec version, reserved_mem >= allowed_mem).
+ */
+ZC_API int zc_fft_set_memory(const zc_spec *spec);
+/**
+ * Longest axis (elements) transformed in one task for a dtype under the current setting.
+ * @return the length in elements (a count, not a status).
+ */
+ZC_API size_t zc_fft_line_limit(zc_dtype dtype);
+/** Complex transforms: fft (exp(-2πi jk/n)) and its inverse; output complex64/complex128. */
+ZC_API int zc_fft_fft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+ZC_API int zc_fft_ifft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+/** Real input → n/2+1 complex outputs (complex input is ZC_EINVAL). */
+ZC_API int zc_fft_rfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+/** Inverse of rfft: the first n/2+1 (complex or real float) inputs → n real outputs; integer input is ZC_EINVAL. */
+ZC_API int zc_fft_irfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+/** Hermitian-symmetric input → real output (hfft = irfft(conj(x)) with the norm's direction swapped) and its inverse. */
+ZC_API int zc_fft_hfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+ZC_API int zc_fft_ihfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
+/**
+ * n-dimensional transforms over `axes` (naxes 0 = all axes, or the last ns when s
+ * is given), lengths s (ns 0 = the input's; -1 entries too). rfftn transforms the
+ * last of the axes with rfft, irfftn with irfft (default length 2·(m-1)).
+ * Repeated axes are ZC_EINVAL.
+ */
+ZC_API int zc_fft_fftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
+                       zc_array **out);
+ZC_API int zc_fft_ifftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
+                        zc_array **out);
+ZC_API int zc_fft_rfftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
+                        zc_array **out);
+ZC_API int zc_fft_irfftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
+                         zc_array **out);
+/** Sample frequencies of an n-point (r)fft with sample spacing d, as NumPy: dtype float64
+ *  (ZC_DTYPE_INVALID) or float32. */
+ZC_API int zc_fft_fftfreq(int64_t n, double d, zc_dtype dtype, zc_array **out);
+ZC_API int zc_fft_rfftfreq(int64_t n, double d, zc_dtype dtype, zc_array **out);
+/** Move the zero frequency to the middle (a roll by n/2 along each axis; naxes 0 = all) and back. */
+ZC_API int zc_fft_fftshift(zc_array *x, const int *axes, int naxes, zc_array **out);
+ZC_API int zc_fft_ifftshift(zc_array *x, const int *axes, int naxes, zc_array **out);
+
+/* ===================================================================== 14. Distributed execution [experimental] */
 
 /*
  * A saved plan (zc_plan_save) runs on several workers: local processes
@@ -948,20 +1145,28 @@ ZC_API int zc_dist_run(const zc_dist_spec *spec, const char *plan_path, zc_repor
 /**
  * A worker: answer range requests from in_fd on out_fd until end of input
  * (what `zcube worker PLAN --serve` runs for the processes executor).
+ * @return 0 at the end of input, ZC_EINVAL (NULL path, bad descriptors), ZC_EIO (the pipe),
+ *         zc_plan_load's codes; a range's failure is answered to the coordinator, not returned.
  */
 ZC_API int zc_dist_serve(const char *plan_path, int nthreads, int in_fd, int out_fd);
 /**
  * Batch jobs of the slurm executor: zc_dist_job runs range `index` (< 0: from
  * $SLURM_ARRAY_TASK_ID) of operation op as listed in WORK/zcube-slurm/op<op>.ranges;
  * zc_dist_finalize removes the intermediates and markers and writes WORK/zcube-complete.
+ * @return 0, ZC_EINVAL (bad op or index, no $SLURM_ARRAY_TASK_ID), ZC_EFORMAT (the ranges file),
+ *         ZC_EIO, and zc_plan_load's and zc_plan_execute's codes.
  */
 ZC_API int zc_dist_job(const char *plan_path, int op, int64_t index, int nthreads);
+/**
+ * @return 0, ZC_EINVAL (NULL path), ZC_ENOENT (the plan's work directory), ZC_EIO, ZC_ENOMEM.
+ */
 ZC_API int zc_dist_finalize(const char *plan_path);
 /**
  * Progress of a run in a work directory, from its completion markers: JSON
  * {"operations": [{"op", "name", "tasks", "done"}], "tasks", "done", "complete"}.
  * The work directory holds the plan summary WORK/zcube-plan-summary.json, which
  * zc_dist_run writes when it starts. Free with zc_free.
+ * @return 0, ZC_EINVAL (NULL argument), ZC_ENOENT (no plan summary in work_dir), ZC_EFORMAT, ZC_ENOMEM.
  */
 ZC_API int zc_dist_status(const char *work_dir, char **json);
 
@@ -973,80 +1178,26 @@ ZC_API int zc_dist_status(const char *work_dir, char **json);
  * All ranks end with zc_dist_mpi_finalize (on rank 0 it also releases waiting
  * workers when no plan was sent, e.g. after a planning error). Without MPI at
  * build time these return ZC_EUNSUPPORTED saying how to get it.
+ * @return 0, ZC_EIO (MPI failed to start), ZC_EUNSUPPORTED (built without MPI).
  */
 ZC_API int zc_dist_mpi_init(int *rank, int *size);
+/**
+ * @return 0, ZC_EIO (MPI failed), ZC_EUNSUPPORTED (built without MPI), the plan's load errors.
+ */
 ZC_API int zc_dist_mpi_worker(int nthreads);
+/**
+ * @return 0, ZC_EUNSUPPORTED (built without MPI).
+ */
 ZC_API int zc_dist_mpi_finalize(void);
 
-/* ===================================================================== FFT (array API fft extension) */
-
-/*
- * Discrete Fourier transforms, lazily like every other array function, with
- * FFTW3 underneath (fftw3f for float32/complex64, fftw3 for float64/complex128;
- * bool and integers are computed in float64, float16 in float32). NumPy's
- * numpy.fft is the reference for values and normalization.
- *
- *   n      length of the transform along the axis (input cut or zero-padded);
- *          -1 = the input's length (irfft/hfft: 2·(m-1) for m inputs); n < 1
- *          otherwise is ZC_EINVAL
- *   axis   negative counts from the end; out of range is ZC_EINVAL
- *   norm   "backward" (NULL = this: no scaling forward, 1/n inverse), "ortho"
- *          (1/sqrt(n) both ways) or "forward" (1/n forward, none inverse)
- *
- * An axis whose line fits in a task is rechunked to be whole and transformed
- * block by block (FFTW plans are made once per shape and reused by every task).
- * A longer axis uses the four-step (Bailey) algorithm built from the engine's
- * reshape, rechunk and FFT nodes, so tasks stay within allowed_mem for any
- * length: an axis of length N = N1·N2 costs about three rechunks (transposes)
- * and two transform passes over storage; a prime length too long for one task
- * goes through Bluestein's algorithm (a convolution of length 2^p >= 2N-1 done
- * by three such transforms: about three times the work). Since allowed_mem is only known
- * when computing, the FFT functions size their tasks from zc_fft_set_memory
- * (default: ZC_SPEC_INIT's 2 GiB - 64 MiB).
- */
-/** Size FFT tasks for computations with this spec (process-wide; call before building FFTs). */
-ZC_API int zc_fft_set_memory(const zc_spec *spec);
-/** Longest axis (elements) transformed in one task for a dtype under the current setting. */
-ZC_API size_t zc_fft_line_limit(zc_dtype dtype);
-/** Complex transforms: fft (exp(-2πi jk/n)) and its inverse; output complex64/complex128. */
-ZC_API int zc_fft_fft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
-ZC_API int zc_fft_ifft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
-/** Real input → n/2+1 complex outputs (complex input is ZC_EINVAL). */
-ZC_API int zc_fft_rfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
-/** Inverse of rfft: the first n/2+1 (complex or real float) inputs → n real outputs; integer input is ZC_EINVAL. */
-ZC_API int zc_fft_irfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
-/** Hermitian-symmetric input → real output (hfft = irfft(conj(x)) with the norm's direction swapped) and its inverse. */
-ZC_API int zc_fft_hfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
-ZC_API int zc_fft_ihfft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
-/**
- * n-dimensional transforms over `axes` (naxes 0 = all axes, or the last ns when s
- * is given), lengths s (ns 0 = the input's; -1 entries too). rfftn transforms the
- * last of the axes with rfft, irfftn with irfft (default length 2·(m-1)).
- * Repeated axes are ZC_EINVAL.
- */
-ZC_API int zc_fft_fftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
-                       zc_array **out);
-ZC_API int zc_fft_ifftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
-                        zc_array **out);
-ZC_API int zc_fft_rfftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
-                        zc_array **out);
-ZC_API int zc_fft_irfftn(zc_array *x, const int64_t *s, int ns, const int *axes, int naxes, const char *norm,
-                         zc_array **out);
-/** Sample frequencies of an n-point (r)fft with sample spacing d, as NumPy: dtype float64
- *  (ZC_DTYPE_INVALID) or float32. */
-ZC_API int zc_fft_fftfreq(int64_t n, double d, zc_dtype dtype, zc_array **out);
-ZC_API int zc_fft_rfftfreq(int64_t n, double d, zc_dtype dtype, zc_array **out);
-/** Move the zero frequency to the middle (a roll by n/2 along each axis; naxes 0 = all) and back. */
-ZC_API int zc_fft_fftshift(zc_array *x, const int *axes, int naxes, zc_array **out);
-ZC_API int zc_fft_ifftshift(zc_array *x, const int *axes, int naxes, zc_array **out);
-
-/* ===================================================================== 10. Testing hooks */
+/* ===================================================================== 15. Testing hooks [experimental] */
 
 /**
  * Make the Nth allocation from now fail (1 = the next one); with `repeat`, every
  * allocation after it fails too. n = 0 turns injection off. Returns how many
  * allocations failed since the last call. Not thread-safe to change while
  * other threads allocate; not a stable API.
+ * @return the count (not a status).
  */
 ZC_API int zc_test_fail_alloc(long n, int repeat);
 

@@ -20,13 +20,6 @@
 /* once: what the first run of the process touches in the libraries (jansson's
  * JSON, the codec registry, lazily bound symbols) */
 #define RUNTIME_FIXED ((size_t)8 << 20)
-/* FFTW, per FFT node: the planner's state and codelet tables once, and a few
- * plans of the node's length (contiguous and strided, per alignment), each
- * with its twiddles: about one complex line (16 bytes per point) */
-#define FFT_FIXED ((size_t)2 << 20)
-#define FFT_PLAN_LINES 4
-#define FFT_POINT_BYTES 16
-
 /* OpenBLAS (one thread per task): each calling thread's buffer, of which a
  * gemm touches its packed panels: A's (GEMM_P x GEMM_Q doubles: 1 MiB on
  * Haswell-class kernels) and B's (GEMM_Q = 256 rows by the columns computed,
@@ -44,8 +37,7 @@ static size_t sat_mul(size_t a, size_t b) { return b && a > SIZE_MAX / b ? SIZE_
 static void scan(const zc_array *a, bool top, mem_reserve *r, bool *blas, int64_t *cols)
 {
     if (!top && a->stage >= 0) return;
-    if (a->kind == NODE_FFT)
-        r->fft = sat_add(r->fft, sat_add(FFT_FIXED, sat_mul(FFT_PLAN_LINES * FFT_POINT_BYTES, (size_t)a->p.fft.n)));
+    if (kind_of(a)->library_mem) r->fft = sat_add(r->fft, kind_of(a)->library_mem(a));
     if (kind_has(a, KIND_BLAS)) {
         *blas = true;
         for (int i = -1; i < a->ninputs; i++) { /* the widest block: its result's or an input's columns */

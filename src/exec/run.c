@@ -310,24 +310,11 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
     while (!empty) {
         zc_range sel[ZC_MAX_DIMS];
         int64_t cnt[ZC_MAX_DIMS], base[ZC_MAX_DIMS];
-        node_block_region(in0, ic, sel);
-        for (int d = 0; d < nd; d++) {
-            cnt[d] = sel[d].stop - sel[d].start;
-            base[d] = sel[d].start;
-        }
+        reduce_input_block(in0, ic, sel, cnt, base);
         for (int q = 0; q < ng && rc == 0; q++) {
             zc_array *l = glv[q];
             zc_range lsel[ZC_MAX_DIMS];
-            int off = nd - l->ndim;
-            int64_t s = 1;
-            for (int j = l->ndim - 1; j >= 0; j--) {
-                int d = j + off;
-                bool bcast = l->shape[j] == 1 && in0->shape[d] != 1;
-                lsel[j] = bcast ? (zc_range){0, 1, 1} : sel[d];
-                lstride[q][d] = bcast ? 0 : s;
-                s *= bcast ? 1 : cnt[d];
-            }
-            for (int d = 0; d < off; d++) lstride[q][d] = 0;
+            node_leaf_sel(in0, l, sel, lsel, lstride[q]);
             size_t nb = node_region_bytes(l, lsel);
             if (!(gbuf[q] = zc__malloc(nb ? nb : 1))) rc = ZC_ENOMEM;
             else rc = node_region(l, lsel, gbuf[q]);
@@ -339,12 +326,7 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
             gbuf[q] = NULL;
         }
         if (rc < 0) goto out;
-        int d = nd - 1;
-        for (; d >= 0; d--) {
-            if (++ic[d] < hi[d]) break;
-            ic[d] = lo[d];
-        }
-        if (d < 0) break;
+        if (!reduce_next_block(nd, lo, hi, ic)) break;
     }
     for (int i = 0; i < n && rc == 0; i++) {
         gmember *g = &m[i];

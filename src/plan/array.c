@@ -155,13 +155,19 @@ size_t node_chunk_bytes(const zc_array *a)
     return n;
 }
 
-void node_leaf_sel(const zc_array *root, const zc_array *l, const zc_range *sel, zc_range *lsel)
+void node_leaf_sel(const zc_array *root, const zc_array *l, const zc_range *sel, zc_range *lsel, int64_t *lstride)
 {
     int off = root->ndim - l->ndim;
-    for (int j = 0; j < l->ndim; j++) {
+    int64_t s = 1;
+    for (int j = l->ndim - 1; j >= 0; j--) {
         int d = j + off;
-        lsel[j] = l->shape[j] == 1 && root->shape[d] != 1 ? (zc_range){0, 1, 1} : sel[d];
+        bool bcast = l->shape[j] == 1 && root->shape[d] != 1;
+        lsel[j] = bcast ? (zc_range){0, 1, 1} : sel[d];
+        if (!lstride) continue;
+        lstride[d] = bcast ? 0 : s;
+        s *= bcast ? 1 : range_count(&sel[d]);
     }
+    for (int d = 0; lstride && d < off; d++) lstride[d] = 0;
 }
 
 int node_compute_region(zc_array *a, const zc_range *sel, void *out)

@@ -161,8 +161,10 @@ size_t node_chunk_bytes(const zc_array *a);
 /* A node reading the stored array at path of st (opens it; plan/source.c). */
 int node_from_zarr(zc_store *st, const char *path, zc_array **out);
 /* Region of input l of a broadcasting node root (its trailing dims aligned with
- * root's; size-1 dims broadcast) that region sel of root reads. */
-void node_leaf_sel(const zc_array *root, const zc_array *l, const zc_range *sel, zc_range *lsel);
+ * root's; size-1 dims broadcast) that region sel of root reads; with lstride
+ * (may be NULL), the element strides of that region's C-order buffer along each
+ * of root's dims (0 where l is broadcast or has no such dim). */
+void node_leaf_sel(const zc_array *root, const zc_array *l, const zc_range *sel, zc_range *lsel, int64_t *lstride);
 
 /* Compute the values of a region into out (C order, native). Uses the
  * materialized array when there is one. Thread-safe. */

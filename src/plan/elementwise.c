@@ -111,16 +111,7 @@ static int ew_region(zc_array *a, const zc_range *sel, void *outv)
     for (int k = 0; k < nl; k++) {
         zc_array *l = a->p.ew.leaves[k];
         zc_range lsel[ZC_MAX_DIMS];
-        int off = nd - l->ndim;
-        int64_t s = 1;
-        for (int j = l->ndim - 1; j >= 0; j--) {
-            int d = j + off;
-            bool bcast = l->shape[j] == 1 && a->shape[d] != 1;
-            lsel[j] = bcast ? (zc_range){0, 1, 1} : sel[d];
-            lstride[k][d] = bcast ? 0 : s;
-            s *= bcast ? 1 : cnt[d];
-        }
-        for (int d = 0; d < off; d++) lstride[k][d] = 0;
+        node_leaf_sel(a, l, sel, lsel, lstride[k]);
         size_t nb = node_region_bytes(l, lsel);
         if (!(buf[k] = zc__malloc(nb ? nb : 1))) {
             rc = ZC_ENOMEM;
@@ -163,7 +154,7 @@ static size_t ew_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
     size_t total = 0, scratch = 0;
     for (int i = 0; i < k; i++) {
         zc_range ls[ZC_MAX_DIMS];
-        node_leaf_sel(a, lv[i], sel, ls);
+        node_leaf_sel(a, lv[i], sel, ls, NULL);
         size_t p = proj(lv[i], ls);
         total += node_region_bytes(lv[i], ls);
         if (p > scratch) scratch = p;

@@ -510,6 +510,19 @@ static size_t fftn_proj(const zc_array *a, const zc_range *sel, node_proj_fn pro
            2 * (FFTK_ALIGN + sizeof(void *)) + 64;
 }
 
+/* FFTW, per FFT node: the planner's state and codelet tables once, and a few
+ * plans of the node's length (contiguous and strided, per alignment), each
+ * with its twiddles: about one complex line (16 bytes per point) */
+#define FFT_FIXED ((size_t)2 << 20)
+#define FFT_PLAN_LINES 4
+#define FFT_POINT_BYTES 16
+
+static size_t fftn_library_mem(const zc_array *a)
+{
+    size_t n = (size_t)a->p.fft.n, per = FFT_PLAN_LINES * FFT_POINT_BYTES;
+    return n > (SIZE_MAX - FFT_FIXED) / per ? SIZE_MAX : FFT_FIXED + per * n;
+}
+
 static const char *fftn_name(const zc_array *a)
 {
     static const char *const names[] = {"fft", "ifft", "rfft", "irfft", "twiddle"};
@@ -567,5 +580,6 @@ static int fftn_from_json(const json_t *o, zc_array *a, int node)
 
 const node_kind_def kind_fft = {
     .json = "fft", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 1,
-    .name = fftn_name, .region = fftn_region, .proj = fftn_proj, .to_json = fftn_to_json, .from_json = fftn_from_json,
+    .name = fftn_name, .region = fftn_region, .proj = fftn_proj, .library_mem = fftn_library_mem,
+    .to_json = fftn_to_json, .from_json = fftn_from_json,
 };

@@ -63,6 +63,10 @@ typedef struct {
      * an input's region (reading it when it is materialized, else computing it).
      * For a kind with `block`, the projection of one block's task. */
     size_t (*proj)(const zc_array *a, const zc_range *sel, node_proj_fn proj);
+    /* Bytes the kind's library keeps for a node outside zcube's allocator, resident
+     * for the whole computation (FFTW's planner state and plans: the reserve "fft"
+     * of exec/memcheck.c); NULL: none. */
+    size_t (*library_mem)(const zc_array *a);
     /* At plan time, before its stage is projected: fit the node's parameters (a
      * product's contracted step) so that a task, as stage_proj projects it,
      * needs at most `limit` bytes where it can. NULL: nothing to fit. */

@@ -334,7 +334,7 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
         int64_t c0[ZC_MAX_DIMS] = {0};
         zc_range sel[ZC_MAX_DIMS], ls[ZC_MAX_DIMS];
         node_block_region(root[q], c0, sel);
-        node_leaf_sel(root[q], all[q], sel, ls);
+        node_leaf_sel(root[q], all[q], sel, ls, NULL);
         leaves += node_region_bytes(all[q], ls);
         size_t s = proj(all[q], ls);
         if (s > scratch) scratch = s;

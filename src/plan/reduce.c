@@ -35,6 +35,24 @@ bool reduce_range(const zc_array *a, int64_t b, int64_t *lo, int64_t *hi, size_t
     return !empty;
 }
 
+void reduce_input_block(const zc_array *in, const int64_t *ic, zc_range *sel, int64_t *cnt, int64_t *base)
+{
+    node_block_region(in, ic, sel);
+    for (int d = 0; d < in->ndim; d++) {
+        cnt[d] = sel[d].stop - sel[d].start;
+        base[d] = sel[d].start;
+    }
+}
+
+bool reduce_next_block(int nd, const int64_t *lo, const int64_t *hi, int64_t *ic)
+{
+    for (int d = nd - 1; d >= 0; d--) {
+        if (++ic[d] < hi[d]) return true;
+        ic[d] = lo[d];
+    }
+    return false;
+}
+
 static const char *reduce_name(const zc_array *a) { return red_op_name(a->p.reduce.op); }
 
 static const char *reduce_note(const zc_array *a)
@@ -61,11 +79,7 @@ static int reduce_block(zc_array *a, int64_t b, void *out)
     while (!empty) {
         zc_range sel[ZC_MAX_DIMS];
         int64_t cnt[ZC_MAX_DIMS], base[ZC_MAX_DIMS];
-        node_block_region(in, ic, sel);
-        for (int d = 0; d < nd; d++) {
-            cnt[d] = sel[d].stop - sel[d].start;
-            base[d] = sel[d].start;
-        }
+        reduce_input_block(in, ic, sel, cnt, base);
         size_t nbytes = node_region_bytes(in, sel);
         void *blk = zc__malloc(nbytes ? nbytes : 1);
         if (!blk) { rc = ZC_ENOMEM; break; }
@@ -77,13 +91,7 @@ static int reduce_block(zc_array *a, int64_t b, void *out)
                 red_merge(r->op, r->in_dtype, acc, blk, nacc);
         }
         zc__free(blk);
-        if (rc < 0) break;
-        int d = nd - 1;
-        for (; d >= 0; d--) {
-            if (++ic[d] < hi[d]) break;
-            ic[d] = lo[d];
-        }
-        if (d < 0) break;
+        if (rc < 0 || !reduce_next_block(nd, lo, hi, ic)) break;
     }
     if (rc == 0 && (r->flags & ROUND_LAST)) red_finalize(r->op, r->in_dtype, acc, nacc, out, r->ddof);
     if (acc != out) zc__free(acc);

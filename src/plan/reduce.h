@@ -14,5 +14,10 @@
  * block b, and the values of that output block (*nacc); false when the range
  * is empty. */
 bool reduce_range(const zc_array *a, int64_t b, int64_t *lo, int64_t *hi, size_t *nacc);
+/* Region sel of block ic of a round's input `in`, with its counts and first
+ * indices per dim (what red_accum takes). */
+void reduce_input_block(const zc_array *in, const int64_t *ic, zc_range *sel, int64_t *cnt, int64_t *base);
+/* Move ic to the next block of [lo, hi) in C order; false after the last. */
+bool reduce_next_block(int nd, const int64_t *lo, const int64_t *hi, int64_t *ic);
 
 #endif
