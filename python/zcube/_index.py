@@ -66,30 +66,7 @@ def getitem(x, key):
     return _basic(taken, rest) if any(not (isinstance(k, slice) and k == slice(None)) for k in rest) else taken
 
 
-def _positive_steps(x, key):
-    """Slices with negative steps become a flip of their axis and a positive-step
-    slice (the library's getitem takes positive steps)."""
-    consuming = sum(1 for k in key if k is not None and k is not Ellipsis)
-    axis, flips, out = 0, [], []
-    for k in key:
-        if k is Ellipsis:
-            axis += max(0, x.ndim - consuming)
-        elif isinstance(k, slice) and k.step is not None and operator.index(k.step) < 0 and axis < x.ndim:
-            n = x.shape[axis]
-            r = range(*k.indices(n))
-            flips.append(axis)
-            k = slice(0, 0, 1) if len(r) == 0 else slice(n - 1 - r[0], n - r[-1], -r.step)
-        if k is not None and k is not Ellipsis:
-            axis += 1
-        out.append(k)
-    if not flips:
-        return x, key
-    from ._functions import flip
-    return flip(x, axis=tuple(flips)), tuple(out)
-
-
 def _basic(x, key):
-    x, key = _positive_steps(x, key)
     entries = [_entry(k) for k in key]
     if all(e == ("slice", None, None, 1) for e in entries) and len(entries) <= x.ndim:
         return x

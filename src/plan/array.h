@@ -10,7 +10,8 @@
  * Kinds (each one row of the kind table, plan/kind.h, in the file named):
  *   ZARR, BUFFER, CREATE, SCALAR  sources: stored, a caller's buffer, generated, a scalar (plan/source.c)
  *   EW       one elementwise function of 1–3 inputs, with broadcasting (plan/elementwise.c)
- *   SLICE    basic indexing: per output dim an input dim with start/step, or a new axis (plan/slice.c)
+ *   SLICE    basic indexing: per output dim an input dim with start/step (< 0: read
+ *            ascending, reversed in place), or a new axis (plan/slice.c)
  *   REDUCE   one round of a tree reduction (plan/reduce.c; ops/reduce.c makes the rounds)
  *   RECHUNK  the same values with other chunks (one copy stage; multistage
  *            rechunks are chains of these, planned at compute time) (plan/rechunk.c)

@@ -20,6 +20,11 @@ class Spec(C.Structure):
                 ("executor", C.c_char_p)]
 
 
+class Index(C.Structure):
+    _fields_ = [("kind", C.c_int), ("start", C.c_int64), ("stop", C.c_int64), ("step", C.c_int64),
+                ("has_start", C.c_int), ("has_stop", C.c_int), ("index", C.c_int64)]
+
+
 class Finfo(C.Structure):
     _fields_ = [("bits", C.c_int), ("eps", C.c_double), ("max", C.c_double), ("min", C.c_double),
                 ("smallest_normal", C.c_double), ("dtype", C.c_int)]
@@ -109,6 +114,46 @@ def random_array():
     return rng.integers(-40 if dt[0] == "i" else 0, 40, size=shape).astype(dt)
 
 
+def random_key(shape):
+    """A basic index: slices with steps of either sign and bounds past the ends,
+    integers, None and at most one ..., as NumPy takes them."""
+    key, d, ell = [], 0, False
+    while d < len(shape) and (ell or rng.random() < 0.85):  # after ..., every dim left is indexed
+        r = rng.random()
+        if r < 0.12:
+            key.append(None)
+            continue
+        if r < 0.2 and not ell:
+            key.append(Ellipsis)
+            ell = True
+            d = len(shape) - int(rng.integers(0, len(shape) - d + 1))
+            continue
+        n = shape[d]
+        if r < 0.35 and n:
+            key.append(int(rng.integers(-n, n)))
+        else:
+            b = lambda: None if rng.random() < 0.3 else int(rng.integers(-n - 3, n + 4))
+            key.append(slice(b(), b(), int(rng.choice([1, 1, 2, 3, -1, -1, -2, -3, -7, 50, -50]))))
+        d += 1
+    return tuple(key)
+
+
+def index_entries(key):
+    e = (Index * max(len(key), 1))()
+    for i, k in enumerate(key):
+        if k is None:
+            e[i].kind = 2
+        elif k is Ellipsis:
+            e[i].kind = 3
+        elif isinstance(k, slice):
+            e[i].kind, e[i].step = 0, k.step
+            e[i].has_start, e[i].start = k.start is not None, k.start or 0
+            e[i].has_stop, e[i].stop = k.stop is not None, k.stop or 0
+        else:
+            e[i].kind, e[i].index = 1, k
+    return e
+
+
 def default_scan_dtype(dt):
     if dt.kind in "bi":
         return np.int64
@@ -124,6 +169,14 @@ for it in range(ITERS):
     ax = int(rng.integers(-nd, nd)) if nd else 0
     if rng.random() < 0.3:  # pulls through a view of a stored-like chain: flip(flip(x)) is x
         x = call("zc_flip", call("zc_flip", x, None, 0), None, 0)
+    for _ in range(3):
+        key = random_key(a.shape)
+        check(f"getitem {key}", call("zc_getitem", x, index_entries(key), len(key)), a[key])
+    if nd:
+        key = random_key(a.shape)  # a view of a view: steps compose, flips cancel
+        k2 = random_key(a[key].shape)
+        check(f"getitem {key} {k2}", call("zc_getitem", call("zc_getitem", x, index_entries(key), len(key)),
+                                          index_entries(k2), len(k2)), a[key][k2])
     if nd:
         perm = rng.permutation(nd)
         check("permute_dims", call("zc_permute_dims", x, ints(perm), nd), np.transpose(a, perm))

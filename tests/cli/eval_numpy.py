@@ -284,8 +284,11 @@ def gen_index(shape):
             a = rnd.randrange(0, n)
             b = rnd.randrange(a, n + 1)
             parts.append(f"{a}:{b}" if rnd.random() < 0.5 else f"{a - n}:{b}")
-        elif r < 0.7:
+        elif r < 0.6:
             parts.append(f"::{rnd.randint(1, 4)}")
+        elif r < 0.7:  # negative steps, bounds past the ends
+            a, b = rnd.randrange(-n - 2, n + 2), rnd.choice(["", str(rnd.randrange(-n - 2, n + 2))])
+            parts.append(f"{a if rnd.random() < 0.6 else ''}:{b}:{-rnd.randint(1, 4)}")
         elif r < 0.85:
             parts.append(str(rnd.randrange(-n, n)))
         else:
@@ -420,6 +423,7 @@ FIXED = {
         "sum(u[3] * v[3], axis=1)", "mean(sin(u) * cos(v) + w)",
         "u + v + w + 1.5", "prod(clip(u, 0.9, 1.1), axis=1)", "any(abs(u) > 3)", "all(abs(u) < 10, axis=0)",
         "max(u[1:, :, :] - u[:-1, :, :], axis=0)", "u[None, ..., None] * 1", "log(abs(u) + 1) / log(2)",
+        "u[-1, :, ::-3]", "u[::-1, ::-2, 5:1:-1] + v[::-1, ::2, 1:5]", "u[..., ::-1][None, -2::-3]", "u[0, ::-1] @ w[::-1]",
         # manipulation, cumulative, linear algebra
         "reshape(u, (13, -1))", "reshape(u, 819) * 2", "reshape(u[:, :, 1:7], (7, 13, 6))", "permute_dims(u, (2, 0, 1))",
         "transpose(u) + 1", "u.T - v.T", "u.mT", "moveaxis(u, 0, -1)", "moveaxis(u, (0, 1), (2, 0))",
