@@ -601,6 +601,14 @@ ZC_API int zc_tile(zc_array *x, const int64_t *reps, int nreps, zc_array **out);
  */
 ZC_API int zc_take(zc_array *x, const int64_t *indices, int64_t n, int axis, zc_array **out);
 /**
+ * isin(x, test_elements): a bool array of x's shape, true where the element
+ * equals some element of test_elements (any shape; NaN equals nothing), false
+ * where not (true where not with invert). The comparison promotes as `equal`.
+ * Every block of x is compared with every block of test_elements under the
+ * memory bound (work x.size * test_elements.size).
+ */
+ZC_API int zc_isin(zc_array *x, zc_array *test_elements, int invert, zc_array **out);
+/**
  * n-th discrete difference along axis (n >= 0): out = x[1:] - x[:-1], n times
  * (not_equal for bool). prepend/append (NULL = none) are joined to x along axis
  * first; a 0-d one is broadcast to length 1 there.
@@ -787,6 +795,26 @@ ZC_API int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const
                       zc_report **report);
 /** Compute one array into a caller's C-order buffer (for arrays that fit in memory). */
 ZC_API int zc_compute_buffer(const zc_spec *spec, zc_array *a, void *dst, size_t dst_size, zc_report **report);
+
+/* ---- selections whose size depends on the data (counted under a spec when made) ---- */
+/**
+ * Boolean-mask indexing, x[mask]: the elements (or sub-arrays) of x where mask
+ * is true, in C order along the mask's dims. mask is bool with 1..x's ndim dims,
+ * its shape x's leading one; the result has shape (count,) + x.shape[mask.ndim:].
+ * Its size depends on the data, so it is counted now (pass 1): a computation
+ * under `spec` of the true values per block of the mask's rows, kept in the
+ * result (8 bytes per block); the values themselves are placed at compute time
+ * (pass 2), each task reading only the blocks that hold its rows. The result is
+ * an ordinary array: exact shape, regular chunks (those of x's rows).
+ * @return 0, ZC_EINVAL (not bool, shapes), or an error of the count's computation.
+ */
+ZC_API int zc_mask_select(const zc_spec *spec, zc_array *x, zc_array *mask, zc_array **out);
+/**
+ * The indices of x's non-zero (true) elements in C order: outs[d] (x's ndim of
+ * them, int64, 1-D, one length) are their coordinates along dim d. Counted now
+ * under spec as zc_mask_select; x must have at least 1 dimension.
+ */
+ZC_API int zc_nonzero(const zc_spec *spec, zc_array *x, zc_array **outs);
 
 /* ---- plans: plan once, then execute (FFTW-style) ----
  *

@@ -177,6 +177,23 @@ for it in range(ITERS):
         k2 = random_key(a[key].shape)
         check(f"getitem {key} {k2}", call("zc_getitem", call("zc_getitem", x, index_entries(key), len(key)),
                                           index_entries(k2), len(k2)), a[key][k2])
+    if nd:  # data-dependent sizes: masks of 1..nd leading dims, all-False to all-True, one row per chunk
+        k = int(rng.integers(1, nd + 1))
+        mk = rng.random(a.shape[:k]) < rng.choice([0.0, 0.1, 0.5, 1.0])
+        mx = lazy(mk, [1] * k if rng.random() < 0.3 else None)
+        sel = call("zc_mask_select", C.byref(SPEC), x, mx)
+        check(f"mask_select {k} dims", sel, a[mk])
+        key = random_key(a[mk].shape)  # a view of it, planned as of any array
+        check(f"mask_select {k} dims then {key}", call("zc_getitem", sel, index_entries(key), len(key)), a[mk][key])
+        nz = (P * nd)()
+        ck(L.zc_nonzero(C.byref(SPEC), x, nz), "nonzero")
+        live.extend(P(nz[d]) for d in range(nd))
+        for d, want in enumerate(np.nonzero(a)):
+            check(f"nonzero[{d}]", P(nz[d]), want)
+        t = a.ravel()[rng.integers(0, a.size, size=3)] if a.size and rng.random() < 0.7 else random_array()
+        t = t.astype(a.dtype) if a.dtype.kind != "b" else t.astype(bool)
+        check("isin", call("zc_isin", x, lazy(t), 0), np.isin(a, t))
+        check("isin invert", call("zc_isin", x, lazy(t), 1), np.isin(a, t, invert=True))
     if nd:
         perm = rng.permutation(nd)
         check("permute_dims", call("zc_permute_dims", x, ints(perm), nd), np.transpose(a, perm))
