@@ -574,10 +574,25 @@ ZC_API int zc_moveaxis(zc_array *x, const int *source, const int *destination, i
 ZC_API int zc_matrix_transpose(zc_array *x, zc_array **out);
 /** A new axis of size 1 at `axis` (in -ndim-1 .. ndim). */
 ZC_API int zc_expand_dims(zc_array *x, int axis, zc_array **out);
+/** New axes of size 1 at each of `axes` (naxes of them, distinct), each counted in the
+ *  result's x.ndim + naxes dims (negative from its end), as the array API 2025.12 and NumPy. */
+ZC_API int zc_expand_dims_axes(zc_array *x, const int *axes, int naxes, zc_array **out);
 /** Remove size-1 axes (naxes 0 = every size-1 axis); an axis of another size is an error. */
 ZC_API int zc_squeeze(zc_array *x, const int *axes, int naxes, zc_array **out);
 /** Broadcast to `shape` (ndim >= x's; NumPy rules). Nothing is copied until computed. */
 ZC_API int zc_broadcast_to(zc_array *x, int ndim, const int64_t *shape, zc_array **out);
+/** The shape n shapes broadcast to (NumPy rules): shape i has ndims[i] sizes at
+ *  shapes[i]; the result's dims into *ndim and shape (room for ZC_MAX_DIMS).
+ *  ZC_EINVAL names the shape and dimension that disagree. n == 0 gives (). */
+ZC_API int zc_broadcast_shapes(int n, const int *ndims, const int64_t *const *shapes, int *ndim, int64_t *shape);
+/** The n (<= 64) arrays broadcast to their common shape: outs[i] (views). */
+ZC_API int zc_broadcast_arrays(int n, zc_array *const *arrays, zc_array **outs);
+/** Coordinate grids of n 1-D arrays: outs[i] (n of them, arrays[i]'s dtype) has n
+ *  dims, varying along dim i with ij != 0 ("ij", matrix indexing), or with the
+ *  first two dims swapped when ij == 0 ("xy", Cartesian; the array API's default). */
+ZC_API int zc_meshgrid(int n, zc_array *const *arrays, int ij, zc_array **outs);
+/** x split along axis into x.shape[axis] arrays of x.ndim - 1 dims: outs (room for them). */
+ZC_API int zc_unstack(zc_array *x, int axis, zc_array **outs);
 /** Join n >= 1 arrays along an existing axis (ZC_AXIS_NONE: flatten each first);
  *  shapes must agree except along the axis; the dtype is their result_type. */
 ZC_API int zc_concat(int n, zc_array *const *arrays, int axis, zc_array **out);

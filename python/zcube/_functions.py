@@ -335,10 +335,12 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
 
 
 def nonzero(x, /):
-    """Indices of the non-zero elements (data-dependent: computes x now)."""
+    """Indices of the non-zero elements, one array per dimension: counted now
+    (under the spec x carries, or the default one), placed when computed."""
+    from ._compute import _spec
     if x.ndim == 0:
         raise ValueError("nonzero of a 0-d array")
-    return tuple(from_array(i.astype(np.int64)) for i in np.nonzero(x.compute()))
+    return tuple(_wrap(n, x, op="nonzero") for n in _zcube.nonzero(_spec(None, (x,)).to_dict(), x._node))
 
 
 # ---------------------------------------------------------------- manipulation

@@ -191,9 +191,43 @@ for it in range(ITERS):
         for d, want in enumerate(np.nonzero(a)):
             check(f"nonzero[{d}]", P(nz[d]), want)
         t = a.ravel()[rng.integers(0, a.size, size=3)] if a.size and rng.random() < 0.7 else random_array()
-        t = t.astype(a.dtype) if a.dtype.kind != "b" else t.astype(bool)
+        t = (t.real if t.dtype.kind == "c" and a.dtype.kind != "c" else t).astype(a.dtype)
         check("isin", call("zc_isin", x, lazy(t), 0), np.isin(a, t))
         check("isin invert", call("zc_isin", x, lazy(t), 1), np.isin(a, t, invert=True))
+    if nd:  # several arrays in or out (array API 2025.12: tuple expand_dims, broadcast_shapes)
+        axes = [int(v) for v in rng.choice(np.arange(-nd - 2, nd + 2), int(rng.integers(1, 3)), replace=False)]
+        try:
+            want = np.expand_dims(a, tuple(axes))
+        except (ValueError, np.AxisError):  # out of range or repeated: refused too
+            rc = L.zc_expand_dims_axes(x, ints(axes), len(axes), C.byref(P()))
+            check(f"expand_dims {axes} refused", np.array(rc < 0), np.array(True))
+        else:
+            check(f"expand_dims {axes}", call("zc_expand_dims_axes", x, ints(axes), len(axes)), want)
+        outs = (P * a.shape[ax])()
+        ck(L.zc_unstack(x, ax, outs), "unstack")
+        live.extend(P(outs[k]) for k in range(a.shape[ax]))
+        for k in range(a.shape[ax]):
+            check(f"unstack axis {ax} [{k}]", P(outs[k]), np.take(a, k, ax))
+        others = [a[(0,) * int(rng.integers(0, nd + 1))] if a.size else a, np.ones((1,) * nd, a.dtype), a]
+        arrs = (P * 3)(*[lazy(o) for o in others])
+        bo = (P * 3)()
+        ck(L.zc_broadcast_arrays(3, arrs, bo), "broadcast_arrays")
+        for k, want in enumerate(np.broadcast_arrays(*others)):
+            live.append(P(bo[k]))
+            check(f"broadcast_arrays [{k}]", P(bo[k]), want)
+        nds, shp, sh = ints([o.ndim for o in others]), (C.POINTER(C.c_int64) * 3)(), (C.c_int64 * 32)()
+        for k, o in enumerate(others):
+            shp[k] = ints(o.shape, C.c_int64)
+        n_out = C.c_int()
+        ck(L.zc_broadcast_shapes(3, nds, shp, C.byref(n_out), sh), "broadcast_shapes")
+        check("broadcast_shapes", np.array(sh[:n_out.value]), np.array(np.broadcast_shapes(*(o.shape for o in others))))
+        vecs = [a.ravel()[: int(rng.integers(0, 5))] for _ in range(min(nd, 3))]
+        for ij in (0, 1):
+            mo = (P * len(vecs))()
+            ck(L.zc_meshgrid(len(vecs), (P * len(vecs))(*[lazy(v) for v in vecs]), ij, mo), "meshgrid")
+            for k, want in enumerate(np.meshgrid(*vecs, indexing="ij" if ij else "xy")):
+                live.append(P(mo[k]))
+                check(f"meshgrid {'ij' if ij else 'xy'} [{k}]", P(mo[k]), want)
     if nd:
         perm = rng.permutation(nd)
         check("permute_dims", call("zc_permute_dims", x, ints(perm), nd), np.transpose(a, perm))
