@@ -50,13 +50,14 @@ static int count_pass(const zc_spec *spec, zc_array *m, int64_t seg, int64_t nse
 static int compress(const zc_spec *spec, zc_array *x1, zc_array *m1, zc_array **out)
 {
     /* segments: x1's row chunks (each chunk decoded once per pass), cut in k
-     * equal parts only when a part of x1 and of the mask would take more than a
-     * quarter of the bound (a task holds one of each beside its reads and output) */
+     * equal parts only when a part of x1 and of the mask would take more than an
+     * eighth of the bound (a task holds one of each beside its reads and output,
+     * which the planner projects at some 5 times the part) */
     int64_t n = x1->shape[0], c = x1->chunks[0] > 0 ? x1->chunks[0] : 1, row = (int64_t)x1->itemsize;
     for (int d = 1; d < x1->ndim; d++)
         if (ck_mul_i64(row, x1->chunks[d], &row)) row = INT64_MAX - 1;
     row++; /* the mask's byte */
-    int64_t most = (int64_t)(spec->allowed_mem / 4) / row, k = most > 0 ? ck_ceildiv(c, most) : c;
+    int64_t most = (int64_t)(spec->allowed_mem / 8) / row, k = most > 0 ? ck_ceildiv(c, most) : c;
     int64_t seg = ck_ceildiv(c, k), nseg = n ? ck_ceildiv(n, seg) : 1, *prefix;
     ZC_TRY(count_pass(spec, m1, seg, nseg, &prefix));
     int64_t shape[ZC_MAX_DIMS], chunks[ZC_MAX_DIMS];
