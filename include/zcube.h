@@ -679,10 +679,25 @@ ZC_API int zc_moveaxis(zc_array *x, const int *source, const int *destination, i
 ZC_API int zc_matrix_transpose(zc_array *x, zc_array **out);
 /** A new axis of size 1 at `axis` (in -ndim-1 .. ndim). */
 ZC_API int zc_expand_dims(zc_array *x, int axis, zc_array **out);
+/** New axes of size 1 at each of `axes` (naxes of them, distinct), each counted in the
+ *  result's x.ndim + naxes dims (negative from its end), as the array API 2025.12 and NumPy. */
+ZC_API int zc_expand_dims_axes(zc_array *x, const int *axes, int naxes, zc_array **out);
 /** Remove size-1 axes (naxes 0 = every size-1 axis); an axis of another size is an error. */
 ZC_API int zc_squeeze(zc_array *x, const int *axes, int naxes, zc_array **out);
 /** Broadcast to `shape` (ndim >= x's; NumPy rules). Nothing is copied until computed. */
 ZC_API int zc_broadcast_to(zc_array *x, int ndim, const int64_t *shape, zc_array **out);
+/** The shape n shapes broadcast to (NumPy rules): shape i has ndims[i] sizes at
+ *  shapes[i]; the result's dims into *ndim and shape (room for ZC_MAX_DIMS).
+ *  ZC_EINVAL names the shape and dimension that disagree. n == 0 gives (). */
+ZC_API int zc_broadcast_shapes(int n, const int *ndims, const int64_t *const *shapes, int *ndim, int64_t *shape);
+/** The n (<= 64) arrays broadcast to their common shape: outs[i] (views). */
+ZC_API int zc_broadcast_arrays(int n, zc_array *const *arrays, zc_array **outs);
+/** Coordinate grids of n 1-D arrays: outs[i] (n of them, arrays[i]'s dtype) has n
+ *  dims, varying along dim i with ij != 0 ("ij", matrix indexing), or with the
+ *  first two dims swapped when ij == 0 ("xy", Cartesian; the array API's default). */
+ZC_API int zc_meshgrid(int n, zc_array *const *arrays, int ij, zc_array **outs);
+/** x split along axis into x.shape[axis] arrays of x.ndim - 1 dims: outs (room for them). */
+ZC_API int zc_unstack(zc_array *x, int axis, zc_array **outs);
 /** Join n >= 1 arrays along an existing axis (ZC_AXIS_NONE: flatten each first);
  *  shapes must agree except along the axis; the dtype is their result_type. */
 ZC_API int zc_concat(int n, zc_array *const *arrays, int axis, zc_array **out);
@@ -705,6 +720,14 @@ ZC_API int zc_tile(zc_array *x, const int64_t *reps, int nreps, zc_array **out);
  * by a lazy array of indices, compute it first with zc_compute_buffer.
  */
 ZC_API int zc_take(zc_array *x, const int64_t *indices, int64_t n, int axis, zc_array **out);
+/**
+ * isin(x, test_elements): a bool array of x's shape, true where the element
+ * equals some element of test_elements (any shape; NaN equals nothing), false
+ * where not (true where not with invert). The comparison promotes as `equal`.
+ * Every block of x is compared with every block of test_elements under the
+ * memory bound (work x.size * test_elements.size).
+ */
+ZC_API int zc_isin(zc_array *x, zc_array *test_elements, int invert, zc_array **out);
 /**
  * n-th discrete difference along axis (n >= 0): out = x[1:] - x[:-1], n times
  * (not_equal for bool). prepend/append (NULL = none) are joined to x along axis
@@ -904,6 +927,27 @@ ZC_API int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const
  * @return 0, ZC_EINVAL (NULL argument, dst_size smaller than the array), and zc_compute's codes.
  */
 ZC_API int zc_compute_buffer(const zc_spec *spec, zc_array *a, void *dst, size_t dst_size, zc_report **report);
+
+/* ---- selections whose size depends on the data (counted under a spec when made) ---- */
+/**
+ * Boolean-mask indexing, x[mask]: the elements (or sub-arrays) of x where mask
+ * is true, in C order along the mask's dims. mask is bool with 1..x's ndim dims,
+ * its shape x's leading one; the result has shape (count,) + x.shape[mask.ndim:].
+ * Its size depends on the data, so it is counted now (pass 1): a computation
+ * under `spec` of the true values per block of the mask's rows, kept in the
+ * result (8 bytes per block); the values themselves are placed at compute time
+ * (pass 2), each task reading only the blocks that hold its rows. The result is
+ * an ordinary array: exact shape, regular chunks (those of x's rows).
+ * @return 0, ZC_EINVAL (not bool, shapes), or an error of the count's computation.
+ */
+ZC_API int zc_mask_select(const zc_spec *spec, zc_array *x, zc_array *mask, zc_array **out);
+/**
+ * The indices of x's non-zero (true) elements in C order: outs[d] (x's ndim of
+ * them, int64, 1-D, one length) are their coordinates along dim d. Counted now
+ * under spec as zc_mask_select; x must have at least 1 dimension.
+ * @return 0, ZC_EINVAL (a 0-d x, NULL argument), or an error of the count's computation.
+ */
+ZC_API int zc_nonzero(const zc_spec *spec, zc_array *x, zc_array **outs);
 
 /* ===================================================================== 12. Plans [experimental] */
 

@@ -287,7 +287,13 @@ TEST(eval_errors)
     CHECK(fails(&e, "(u + 1)(2)", "only named functions can be called", 0));
     CHECK(fails(&e, "'abc' + u", "operator '+' does not apply to a string", 0));
     CHECK(fails(&e, "-None", "operator '-' does not apply to None", 0));
-    CHECK(fails(&e, "u[u > 1]", "indexing with an array is not supported", 0));
+    CHECK(fails(&e, "u[u > 1]", "x[mask]: its size depends on the data and is counted first", 0)); /* no ex_set_spec */
+    CHECK(fails(&e, "u[[0, 1], [1]]", "only one array index per subscript is supported", 0));
+    CHECK(fails(&e, "u[[0, 99]]", "out of bounds", 1));
+    CHECK(fails(&e, "meshgrid(u, k)", "meshgrid: array 0 has 2 dimensions", 1));
+    CHECK(fails(&e, "meshgrid(k, indexing='yx')", "indexing must be 'xy' or 'ij'", 0));
+    CHECK(fails(&e, "broadcast_shapes((2, 3), (4,))", "broadcast_shapes(): broadcast_shapes: shape 1 does not broadcast", 0));
+    CHECK(fails(&e, "unstack(u, axis=5)", "unstack: axis 5 is out of range", 1));
     CHECK(fails(&e, "u[1.5]", "an index must be a slice, an integer, None or ..., not a float", 0));
     CHECK(fails(&e, "u[::0]", "slice step cannot be zero", 0));
     CHECK(fails(&e, "'abc'[0]", "only arrays can be indexed, not a string", 0));

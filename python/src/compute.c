@@ -276,7 +276,46 @@ static PyObject *fft_set_memory(PyObject *self, PyObject *sd)
     Py_RETURN_NONE;
 }
 
+/* mask_select(spec, node, mask) -> Node: x[mask], counted now under spec */
+static PyObject *mask_select(PyObject *self, PyObject *args)
+{
+    PyObject *sd;
+    zc_array *x, *m, *out = NULL;
+    zc_spec spec;
+    int rc;
+    if (!PyArg_ParseTuple(args, "OO&O&", &sd, zcpy_conv_node, &x, zcpy_conv_node, &m) || zcpy_spec_from_dict(sd, &spec))
+        return NULL;
+    ZCPY_CALL(rc, zc_mask_select(&spec, x, m, &out));
+    return zcpy_node_result(rc, out);
+}
+
+/* nonzero(spec, node) -> tuple of Nodes, one per dimension, counted now under spec */
+static PyObject *nonzero(PyObject *self, PyObject *args)
+{
+    PyObject *sd;
+    zc_array *x, *outs[ZC_MAX_DIMS];
+    zc_spec spec;
+    int rc, nd;
+    if (!PyArg_ParseTuple(args, "OO&", &sd, zcpy_conv_node, &x) || zcpy_spec_from_dict(sd, &spec)) return NULL;
+    if (zc_array_info(x, &nd, NULL, NULL, NULL) < 0) return zcpy_raise(ZC_EINVAL);
+    ZCPY_CALL(rc, zc_nonzero(&spec, x, outs));
+    if (rc < 0) return zcpy_raise(rc);
+    PyObject *t = PyTuple_New(nd);
+    for (int d = 0; d < nd; d++) {
+        PyObject *o = t ? zcpy_node_new(outs[d]) : NULL;
+        if (!o) {
+            for (int e = d + (t != NULL); e < nd; e++) zc_array_release(outs[e]); /* a failed Node released its own */
+            Py_XDECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, d, o);
+    }
+    return t;
+}
+
 PyMethodDef zcpy_compute_methods[] = {
+    {"mask_select", mask_select, METH_VARARGS, "mask_select(spec, node, mask) -> Node (x[mask], counted now)"},
+    {"nonzero", nonzero, METH_VARARGS, "nonzero(spec, node) -> (Node, ...) (counted now)"},
     {"compute", compute, METH_VARARGS, "compute(spec, nodes, targets, progress, token) -> report JSON"},
     {"compute_buffer", compute_buffer, METH_VARARGS,
      "compute_buffer(spec, node, buffer, progress, token) -> report JSON"},

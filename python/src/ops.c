@@ -187,6 +187,16 @@ static PyObject *moveaxis(PyObject *self, PyObject *args)
     return zcpy_node_result(rc, out);
 }
 
+/* isin(node, node, invert) -> Node */
+static PyObject *isin(PyObject *self, PyObject *args)
+{
+    zc_array *x, *t, *out = NULL;
+    int invert, rc;
+    if (!PyArg_ParseTuple(args, "O&O&p", zcpy_conv_node, &x, zcpy_conv_node, &t, &invert)) return NULL;
+    ZCPY_CALL(rc, zc_isin(x, t, invert, &out));
+    return zcpy_node_result(rc, out);
+}
+
 /* kind(node, int): matrix_transpose (ignored), expand_dims (axis), tril/triu (k), repeat (axis, repeats). */
 static PyObject *int_op(PyObject *self, PyObject *args)
 {
@@ -308,6 +318,7 @@ PyMethodDef zcpy_ops_methods[] = {
     {"axes_op", axes_op, METH_VARARGS, "axes_op(kind, node, axes|None) -> Node"},
     {"moveaxis", moveaxis, METH_VARARGS, "moveaxis(node, source, destination) -> Node"},
     {"int_op", int_op, METH_VARARGS, "int_op(kind, node[, k]) -> Node"},
+    {"isin", isin, METH_VARARGS, "isin(node, test_node, invert) -> Node"},
     {"repeat", repeat, METH_VARARGS, "repeat(node, repeats, axis|None) -> Node"},
     {"join", join, METH_VARARGS, "join(kind, nodes, axis|None) -> Node"},
     {"roll", roll, METH_VARARGS, "roll(node, shifts, axes|None) -> Node"},

@@ -59,7 +59,7 @@ class _Info:
     """__array_namespace_info__(): the array API's inspection object."""
 
     def capabilities(self):
-        return {"boolean indexing": True, "data-dependent shapes": False, "max dimensions": 32}
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 32}
 
     def default_device(self):
         return "cpu"

@@ -216,6 +216,16 @@ for _n in _BINARY:
 del _n
 
 
+def isin(x1, x2, /, *, invert=False):
+    """Whether each element of x1 is in x2 (array API 2025.12); either may be a
+    Python scalar. Every block of x1 meets every block of x2 under the bound."""
+    like = x1 if isinstance(x1, Array) else x2
+    if not isinstance(like, Array):
+        raise TypeError("isin: x1 or x2 must be a zcube array")
+    a, b = _operand(x1, like), _operand(x2, like)
+    return _wrap(_zcube.isin(a._node, b._node, bool(invert)), a, b, op="isin")
+
+
 def where(condition, x1, x2, /):
     like = x1 if isinstance(x1, Array) else x2
     if not isinstance(like, Array):
@@ -335,10 +345,12 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
 
 
 def nonzero(x, /):
-    """Indices of the non-zero elements (data-dependent: computes x now)."""
+    """Indices of the non-zero elements, one array per dimension: counted now
+    (under the spec x carries, or the default one), placed when computed."""
+    from ._compute import _spec
     if x.ndim == 0:
         raise ValueError("nonzero of a 0-d array")
-    return tuple(from_array(i.astype(np.int64)) for i in np.nonzero(x.compute()))
+    return tuple(_wrap(n, x, op="nonzero") for n in _zcube.nonzero(_spec(None, (x,)).to_dict(), x._node))
 
 
 # ---------------------------------------------------------------- manipulation

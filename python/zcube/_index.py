@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from . import _zcube
+from . import _dtypes, _zcube
 from ._array import Array, _wrap
 
 
@@ -30,6 +30,12 @@ def _is_array_index(k):
     return isinstance(k, (Array, np.ndarray, list))
 
 
+def _is_bool(idx):
+    if isinstance(idx, Array):
+        return idx.dtype == _dtypes.bool
+    return np.asarray(idx).dtype == np.bool_
+
+
 def getitem(x, key):
     if not isinstance(key, tuple):
         key = (key,)
@@ -40,18 +46,11 @@ def getitem(x, key):
         raise IndexError("zcube supports one array index per indexing expression")
     i = arrays[0]
     idx = key[i]
+    if _is_bool(idx):
+        return _mask(x, key, idx)
     if isinstance(idx, Array):
         idx = idx.compute()
     idx = np.asarray(idx)
-    if idx.dtype == np.bool_:
-        if len(key) == 1 and idx.ndim == 0:  # x[True]: a new axis; x[False]: and empty
-            y = _basic(x, (None,))
-            return y if idx else _basic(y, (slice(0, 0),))
-        if len(key) != 1 or idx.shape != x.shape:
-            raise IndexError(f"a boolean index must cover the whole array (shape {x.shape}), got {idx.shape}")
-        flat = x.reshape((-1,)) if x.ndim != 1 else x
-        pos = np.flatnonzero(idx).astype(np.int64)
-        return _wrap(_zcube.take(flat._node, pos.tobytes(), 0), flat, op="getitem")
     if idx.dtype.kind not in "iu" or idx.ndim != 1:
         raise IndexError("an array index must be a 1-D integer array (or a boolean mask)")
     if any(k is None or k is Ellipsis for k in key):
@@ -66,30 +65,24 @@ def getitem(x, key):
     return _basic(taken, rest) if any(not (isinstance(k, slice) and k == slice(None)) for k in rest) else taken
 
 
-def _positive_steps(x, key):
-    """Slices with negative steps become a flip of their axis and a positive-step
-    slice (the library's getitem takes positive steps)."""
-    consuming = sum(1 for k in key if k is not None and k is not Ellipsis)
-    axis, flips, out = 0, [], []
-    for k in key:
-        if k is Ellipsis:
-            axis += max(0, x.ndim - consuming)
-        elif isinstance(k, slice) and k.step is not None and operator.index(k.step) < 0 and axis < x.ndim:
-            n = x.shape[axis]
-            r = range(*k.indices(n))
-            flips.append(axis)
-            k = slice(0, 0, 1) if len(r) == 0 else slice(n - 1 - r[0], n - r[-1], -r.step)
-        if k is not None and k is not Ellipsis:
-            axis += 1
-        out.append(k)
-    if not flips:
-        return x, key
-    from ._functions import flip
-    return flip(x, axis=tuple(flips)), tuple(out)
+def _mask(x, key, mask):
+    """x[mask]: counted now (under the spec the arrays carry, or the default one),
+    placed when computed; a 0-d mask is a new axis (x[True]) or an empty one."""
+    from ._compute import _spec
+    from ._io import from_array
+    if not isinstance(mask, Array):
+        mask = from_array(np.asarray(mask, dtype=bool))
+    if len(key) == 1 and mask.ndim == 0:  # x[True]: a new axis; x[False]: and empty
+        y = _basic(x, (None,))
+        return y if mask.compute() else _basic(y, (slice(0, 0),))
+    if len(key) != 1:
+        raise IndexError("a boolean index must be the only index")
+    if mask.shape != x.shape[:mask.ndim]:
+        raise IndexError(f"a boolean index of shape {mask.shape} does not match the array's leading dims {x.shape}")
+    return _wrap(_zcube.mask_select(_spec(None, (x, mask)).to_dict(), x._node, mask._node), x, mask, op="getitem")
 
 
 def _basic(x, key):
-    x, key = _positive_steps(x, key)
     entries = [_entry(k) for k in key]
     if all(e == ("slice", None, None, 1) for e in entries) and len(entries) <= x.ndim:
         return x

@@ -1,6 +1,6 @@
-/* ops/index.c — basic indexing (slices with positive steps, integers, new
- * axes, ellipsis) and rechunking. A slice is a view: its tasks read only the
- * input region they need. */
+/* ops/index.c — basic indexing (slices with any step, integers, new axes,
+ * ellipsis) and rechunking. A slice is a view: its tasks read only the input
+ * region they need (a negative step reads it ascending and reverses it). */
 #include <string.h>
 
 #include "core/checked.h"
@@ -59,20 +59,32 @@ int zc_getitem(zc_array *a, const zc_index *idx, int nidx, zc_array **out)
             fixed[k++] = v;
             continue;
         }
-        int64_t st = x->step ? x->step : 1;
-        if (st < 0) return zc__err(ZC_EUNSUPPORTED, "dimension %d: negative slice steps are not supported (use flip)", k);
-        int64_t s0 = x->has_start ? x->start : 0, s1 = x->has_stop ? x->stop : n;
-        if (s0 < 0) s0 += n;
-        if (s1 < 0) s1 += n;
-        s0 = s0 < 0 ? 0 : s0 > n ? n : s0;
-        s1 = s1 < 0 ? 0 : s1 > n ? n : s1;
-        int64_t cnt = s1 > s0 ? (s1 - s0 - 1) / st + 1 : 0;
+        int64_t st = x->step ? x->step : 1, s0, cnt;
+        if (st < -INT64_MAX) st = -INT64_MAX; /* -st must exist; any step below -n takes one element */
+        if (st > 0) { /* Python's slice.indices: bounds clipped to [0, n] */
+            int64_t s1 = x->has_stop ? x->stop : n;
+            s0 = x->has_start ? x->start : 0;
+            if (s0 < 0) s0 += n;
+            if (s1 < 0) s1 += n;
+            s0 = s0 < 0 ? 0 : s0 > n ? n : s0;
+            s1 = s1 < 0 ? 0 : s1 > n ? n : s1;
+            cnt = s1 > s0 ? (s1 - s0 - 1) / st + 1 : 0;
+        } else { /* a negative step: bounds clipped to [-1, n - 1], start defaults to the last */
+            int64_t s1 = x->has_stop ? x->stop : -1;
+            s0 = x->has_start ? x->start : n - 1;
+            if (x->has_start && s0 < 0) s0 += n;
+            if (x->has_stop && s1 < 0) s1 += n;
+            s0 = s0 < -1 ? -1 : s0 > n - 1 ? n - 1 : s0;
+            s1 = s1 < -1 ? -1 : s1 > n - 1 ? n - 1 : s1;
+            cnt = s0 > s1 ? (s0 - s1 - 1) / -st + 1 : 0;
+        }
+        if (cnt == 0) s0 = 0;
         if (nd == ZC_MAX_DIMS) return zc__err(ZC_EINVAL, "too many dimensions");
         in_dim[nd] = k;
         start[nd] = s0;
         step[nd] = st;
         shape[nd] = cnt;
-        int64_t c = a->chunks[k] / st;
+        int64_t c = a->chunks[k] / (st < 0 ? -st : st);
         chunks[nd++] = c < 1 ? 1 : c;
         k++;
     }

@@ -177,24 +177,38 @@ int zc_matrix_transpose(zc_array *x, zc_array **out)
     return permute(VIEW_MATRIX_TRANSPOSE, x, ax, out);
 }
 
-int zc_expand_dims(zc_array *x, int axis, zc_array **out)
+int zc_expand_dims_axes(zc_array *x, const int *axes, int naxes, zc_array **out)
 {
     zc__err_clear();
-    if (!x || !out) return zc__err(ZC_EINVAL, "expand_dims: NULL argument");
-    int a;
-    ZC_TRY(norm_new_axis("expand_dims", axis, x->ndim, &a));
+    if (!x || !out || (naxes && !axes)) return zc__err(ZC_EINVAL, "expand_dims: NULL argument");
+    int nd = x->ndim + naxes;
+    if (naxes < 0 || nd > ZC_MAX_DIMS) return zc__err(ZC_EINVAL, "expand_dims: more than %d dimensions", ZC_MAX_DIMS);
+    uint64_t added = 0;
+    for (int k = 0; k < naxes; k++) { /* each axis counts in the result's dims */
+        int a = axes[k] < 0 ? axes[k] + nd : axes[k];
+        if (axes[k] == ZC_AXIS_NONE || a < 0 || a >= nd)
+            return zc__err(ZC_EINVAL, "expand_dims: axis %d is out of range for a result of %d dimensions", axes[k], nd);
+        if ((added >> a) & 1) return zc__err(ZC_EINVAL, "expand_dims: axis %d is repeated", axes[k]);
+        added |= 1ull << a;
+    }
     view_spec v;
     view_identity(x, &v);
-    v.nd = x->ndim + 1;
-    for (int d = 0; d < v.nd; d++) {
-        int i = d < a ? d : d - 1;
-        v.in_dim[d] = d == a ? -1 : i;
-        v.shape[d] = d == a ? 1 : x->shape[i];
-        v.chunks[d] = d == a ? 1 : x->chunks[i];
+    v.nd = nd;
+    for (int d = 0, i = 0; d < nd; d++) {
+        bool add = (added >> d) & 1;
+        v.in_dim[d] = add ? -1 : i;
+        v.shape[d] = add ? 1 : x->shape[i];
+        v.chunks[d] = add ? 1 : x->chunks[i];
         v.start[d] = 0;
         v.step[d] = 1;
+        i += !add;
     }
     return make_view(x, VIEW_EXPAND, &v, out);
+}
+
+int zc_expand_dims(zc_array *x, int axis, zc_array **out)
+{
+    return zc_expand_dims_axes(x, &axis, 1, out); /* one axis counts in x.ndim + 1 dims either way */
 }
 
 int zc_squeeze(zc_array *x, const int *axes, int naxes, zc_array **out)
@@ -492,7 +506,7 @@ int zc_stack(int n, zc_array *const *arrays, int axis, zc_array **out)
     for (int k = 0; k < n; k++)
         if (!arrays[k]) return zc__err(ZC_EINVAL, "stack: array %d is NULL", k);
     zc_array *x = arrays[0];
-    int ax;
+    int ax = 0;
     ZC_TRY(norm_new_axis("stack", axis, x->ndim, &ax));
     for (int k = 1; k < n; k++) {
         bool ok = arrays[k]->ndim == x->ndim;

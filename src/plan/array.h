@@ -10,7 +10,8 @@
  * Kinds (each one row of the kind table, plan/kind.h, in the file named):
  *   ZARR, BUFFER, CREATE, SCALAR  sources: stored, a caller's buffer, generated, a scalar (plan/source.c)
  *   EW       one elementwise function of 1–3 inputs, with broadcasting (plan/elementwise.c)
- *   SLICE    basic indexing: per output dim an input dim with start/step, or a new axis (plan/slice.c)
+ *   SLICE    basic indexing: per output dim an input dim with start/step (< 0: read
+ *            ascending, reversed in place), or a new axis (plan/slice.c)
  *   REDUCE   one round of a tree reduction (plan/reduce.c; ops/reduce.c makes the rounds)
  *   RECHUNK  the same values with other chunks (one copy stage; multistage
  *            rechunks are chains of these, planned at compute time) (plan/rechunk.c)
@@ -18,7 +19,8 @@
  *            functions (plan/manip.c, see plan/manip.h)
  *   MATMUL   (batched) matrix product of two inputs (plan/matmul.c)
  *   DECOMP   QR, SVD, solve... (LAPACK) and TSQR's pieces (plan/decomp.c)
- *   FFT      1-D transforms along an axis held whole by every input block (plan/fft.c) */
+ *   FFT      1-D transforms along an axis held whole by every input block (plan/fft.c)
+ *   COMPRESS the rows where a bool vector is true: x[mask], nonzero (plan/compress.c) */
 #ifndef ZC_PLAN_ARRAY_H
 #define ZC_PLAN_ARRAY_H
 
@@ -39,6 +41,7 @@ typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_S
               /* plan/matmul.h */ NODE_MATMUL,
               /* plan/decomp.h */ NODE_DECOMP,
               /* plan/fft.h */ NODE_FFT,
+              /* plan/compress.c */ NODE_COMPRESS,
               NODE_KIND_END_ /* the number of kinds (plan/kind.c has a row for each) */ } node_kind;
 
 typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
@@ -96,6 +99,10 @@ struct zc_array {
             int64_t *idx, nidx;           /* take: input indices (owned) */
         } gather;
         struct { int axis, op, initial; int64_t seg; } scan; /* TOTALS and SCAN: scan_op, carry segment */
+        struct {                          /* plan/compress.c */
+            int64_t seg, nseg;            /* rows per counted segment of the inputs, segments (>= 1) */
+            int64_t *prefix;              /* nseg + 1 prefix sums of the selected rows per segment (owned) */
+        } compress;
         struct {                          /* plan/matmul.h */
             int64_t kstep;                /* contracted elements pulled per step (fitted to the bound) */
             int64_t kstep0;               /* the step chosen when made (each plan fits from it) */

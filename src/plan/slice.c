@@ -1,25 +1,59 @@
 /* plan/slice.c — the SLICE kind (ops/index.c builds it): basic indexing, per
  * output dim an input dim with start and step, or a new axis; input dims
  * indexed by an integer are dropped (`fixed`). A region pulls the input region
- * it maps to. */
+ * it maps to; a negative step reads it ascending and reverses the output in
+ * place (no flip is materialized, no extra memory). */
+#include <string.h>
+
 #include "core/checked.h"
 #include "core/error.h"
 #include "plan/kind.h"
 
-/* The input region that output region sel of slice a reads. */
-static void input_sel(const zc_array *a, const zc_range *sel, zc_range *isel)
+/* The input region that output region sel of slice a reads (ascending steps);
+ * bit d of *flipped: output dim d is that region reversed (a negative step). */
+static void input_sel(const zc_array *a, const zc_range *sel, zc_range *isel, uint64_t *flipped)
 {
     const zc_array *in = a->inputs[0];
+    *flipped = 0;
     for (int i = 0; i < in->ndim; i++)
         if (a->p.slice.fixed[i] >= 0) isel[i] = (zc_range){a->p.slice.fixed[i], a->p.slice.fixed[i] + 1, 1};
     for (int d = 0; d < a->ndim; d++) {
         int i = a->p.slice.in_dim[d];
         if (i < 0) continue;
         int64_t cnt = range_count(&sel[d]);
-        int64_t start = a->p.slice.start[d] + sel[d].start * a->p.slice.step[d];
+        int64_t start = cnt ? a->p.slice.start[d] + sel[d].start * a->p.slice.step[d] : 0;
         /* one element or none: any step reads the same, and x[::2**63-1]'s would overflow below */
         int64_t step = cnt > 1 ? a->p.slice.step[d] * sel[d].step : 1;
-        isel[i] = (zc_range){start, cnt ? start + (cnt - 1) * step + 1 : start, step};
+        if (step > 0) {
+            isel[i] = (zc_range){start, start + (cnt ? (cnt - 1) * step + 1 : 0), step};
+        } else { /* read ascending from the last element, reversed in place after */
+            isel[i] = (zc_range){start + (cnt - 1) * step, start + 1, -step};
+            *flipped |= UINT64_C(1) << d;
+        }
+    }
+}
+
+/* Reverse a C-order region of counts cnt in place along the dims in mask. */
+static void reverse_dims(unsigned char *p, int ndim, const int64_t *cnt, size_t isz, uint64_t mask)
+{
+    for (int d = 0; d < ndim; d++) {
+        if (!(mask >> d & 1)) continue;
+        int64_t outer = 1;
+        size_t inner = isz;
+        for (int e = 0; e < d; e++) outer *= cnt[e];
+        for (int e = d + 1; e < ndim; e++) inner *= (size_t)cnt[e];
+        size_t row = inner * (size_t)cnt[d];
+        unsigned char tmp[256];
+        for (int64_t o = 0; o < outer; o++) {
+            unsigned char *r = p + (size_t)o * row;
+            for (int64_t j = 0, k = cnt[d] - 1; j < k; j++, k--)
+                for (size_t off = 0; off < inner; off += sizeof tmp) {
+                    size_t n = inner - off < sizeof tmp ? inner - off : sizeof tmp;
+                    memcpy(tmp, r + (size_t)j * inner + off, n);
+                    memcpy(r + (size_t)j * inner + off, r + (size_t)k * inner + off, n);
+                    memcpy(r + (size_t)k * inner + off, tmp, n);
+                }
+        }
     }
 }
 
@@ -28,14 +62,22 @@ static const char *slice_name(const zc_array *a) { (void)a; return "getitem"; }
 static int slice_region(zc_array *a, const zc_range *sel, void *out)
 {
     zc_range isel[ZC_MAX_DIMS];
-    input_sel(a, sel, isel);
-    return node_region(a->inputs[0], isel, out);
+    uint64_t flipped;
+    input_sel(a, sel, isel, &flipped);
+    ZC_TRY(node_region(a->inputs[0], isel, out));
+    if (flipped) {
+        int64_t cnt[ZC_MAX_DIMS];
+        for (int d = 0; d < a->ndim; d++) cnt[d] = range_count(&sel[d]);
+        reverse_dims(out, a->ndim, cnt, a->itemsize, flipped);
+    }
+    return 0;
 }
 
 static size_t slice_proj(const zc_array *a, const zc_range *sel, node_proj_fn proj)
 {
     zc_range isel[ZC_MAX_DIMS];
-    input_sel(a, sel, isel);
+    uint64_t flipped;
+    input_sel(a, sel, isel, &flipped); /* a flip is done in place in the output */
     return proj(a->inputs[0], isel);
 }
 

@@ -184,6 +184,7 @@ static int run(int argc, char **argv)
     zc_array *result = NULL;
     if (ec < 0) {
         int status;
+        ex_set_spec(&o.spec); /* x[mask], nonzero and index arrays are counted under the bound */
         if (ex_eval(tree, vars, nin, &result, &status) < 0)
             ec = cli_fail(status ? CLI_EXIT_RUNTIME : CLI_EXIT_USAGE, "%s", cli_lasterr());
     }

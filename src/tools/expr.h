@@ -78,7 +78,7 @@ struct ex_node {
     char **kwnames;
     ex_node **kwvalues;
     int *kwcols;         /* column of each keyword's name */
-    int parens;          /* EX_TUPLE: 1 if written with () or [], 0 for a bare a, b */
+    int parens;          /* EX_TUPLE: 1 if written with (), 2 with [] (a list), 0 for a bare a, b */
     int height;          /* nodes on the longest path down to a leaf (1 for leaves) */
 };
 
@@ -113,6 +113,11 @@ typedef struct {
     const char *name;
     zc_array *array;
 } ex_binding;
+
+/* The bound that sizes depending on the data (x[mask], nonzero, an integer
+ * array index) are counted under when an expression is evaluated; NULL (the
+ * default) refuses them. The spec must outlive the evaluations. */
+void ex_set_spec(const zc_spec *spec);
 
 /* Is `name` a function of the language? (so `--in` can refuse it as a name) */
 int ex_is_function(const char *name);

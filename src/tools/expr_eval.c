@@ -163,15 +163,15 @@ static int eval_subscript(ex_ctx *e, const ex_node *n, ex_value *out)
         ex_value_clear(&a);
         return -1;
     }
-    /* one entry or a tuple of entries (a tuple written in brackets is one entry too) */
+    /* one entry or a tuple of entries (a list, written in brackets, is one entry: an index array) */
     const ex_value *items = &ix;
     int nitems = 1;
-    if (ix.kind == V_TUPLE && !n->b->parens) {
+    if (ix.kind == V_TUPLE && n->b->parens != 2) {
         items = ix.items;
         nitems = ix.n;
     }
     zc_index idx[ZC_MAX_DIMS * 2];
-    int rc = 0;
+    int rc = 0, adv = -1; /* adv: the entry that is an array (or a list of integers) */
     if (nitems > (int)(sizeof idx / sizeof idx[0])) rc = ex_fail(n->b->col, "too many indices (%d)", nitems);
     for (int k = 0; k < nitems && rc == 0; k++) {
         const ex_value *v = &items[k];
@@ -195,15 +195,29 @@ static int eval_subscript(ex_ctx *e, const ex_node *n, ex_value *out)
         } else if (v->kind == V_NUM && v->is_int && !v->is_bool) {
             x->kind = ZC_IDX_INT;
             x->index = v->i;
-        } else if (v->kind == V_ARRAY) {
-            rc = ex_fail(v->col, "indexing with an array is not supported (only slices, integers, None and ...)");
+        } else if (v->kind == V_ARRAY || (v->kind == V_TUPLE && v->n > 0)) { /* placed after the loop */
+            if (adv >= 0) rc = ex_fail(v->col, "only one array index per subscript is supported");
+            adv = k;
+            x->kind = ZC_IDX_SLICE;
+            x->step = 1;
         } else {
             rc = ex_fail(v->col, "an index must be a slice, an integer, None or ..., not %s", ex_kind_name(v));
         }
     }
+    zc_array *base = a.arr, *taken = NULL;
+    int mask = 0;
+    if (rc == 0 && adv >= 0 && (rc = ex_array_index(e, base, idx, nitems, adv, &items[adv], &taken, &mask)) == 0)
+        base = taken;
+    if (rc == 0 && mask) { /* x[mask]: the whole subscript */
+        ex_value_clear(&a);
+        ex_value_clear(&ix);
+        ex_set_array(out, taken);
+        out->col = n->col;
+        return 0;
+    }
     if (rc == 0) {
         zc_array *r;
-        int zrc = zc_getitem(a.arr, idx, nitems, &r);
+        int zrc = zc_getitem(base, idx, nitems, &r);
         if (zrc < 0) {
             rc = ex_fail_zc(e, zrc, n->b->col, NULL);
         } else {
@@ -213,6 +227,7 @@ static int eval_subscript(ex_ctx *e, const ex_node *n, ex_value *out)
             out->col = n->col;
         }
     }
+    zc_array_release(taken);
     ex_value_clear(&a);
     ex_value_clear(&ix);
     return rc;

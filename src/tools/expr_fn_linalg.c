@@ -97,19 +97,5 @@ int ex_fn_decomp(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *arg
     }
     if (rc < 0) return ex_fail_zc(e, rc, call->col, f->name);
     if (n == 1) return ex_set_array(out, r[0]);
-    memset(out, 0, sizeof *out);
-    out->kind = V_TUPLE;
-    out->items = calloc((size_t)n, sizeof(ex_value));
-    if (!out->items) {
-        for (int k = 0; k < n; k++) zc_array_release(r[k]);
-        out->kind = V_NONE;
-        return ex_fail(call->col, "out of memory");
-    }
-    out->n = n;
-    for (int k = 0; k < n; k++) {
-        out->items[k].kind = V_ARRAY;
-        out->items[k].arr = r[k];
-        out->items[k].col = call->col;
-    }
-    return 0;
+    return ex_set_tuple(out, r, n, call->col);
 }

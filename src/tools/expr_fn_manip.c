@@ -54,10 +54,10 @@ int ex_fn_matrix_transpose(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_
 int ex_fn_expand_dims(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
 {
     if (ex_need_array(f, &args[0], "x") < 0) return -1;
-    int axis = 0;
-    if (args[1].kind != V_NONE && ex_as_axis(&args[1], "axis", 0, &axis) < 0) return -1;
+    int n = 1, axes[ZC_MAX_DIMS] = {0}; /* an axis or a tuple of axes (array API 2025.12) */
+    if (args[1].kind != V_NONE && ex_as_axes(&args[1], "axis", &n, axes) < 0) return -1;
     zc_array *a = NULL;
-    return ex_lib_result(e, f, call, zc_expand_dims(args[0].arr, axis, &a), &a, out);
+    return ex_lib_result(e, f, call, zc_expand_dims_axes(args[0].arr, axes, n, &a), &a, out);
 }
 
 int ex_fn_squeeze(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
@@ -229,4 +229,72 @@ int ex_fn_cumulative(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value 
                                                : zc_cumulative_prod(x, axis, dt, initial, &a);
     zc_array_release(flat);
     return ex_lib_result(e, f, call, rc, &a, out);
+}
+
+int ex_fn_unstack(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    int axis = 0, ndim;
+    int64_t shape[ZC_MAX_DIMS];
+    if ((args[1].kind != V_NONE && ex_as_axis(&args[1], "axis", 0, &axis) < 0) ||
+        ex_array_info(e, &args[0], &ndim, shape, NULL, NULL) < 0)
+        return -1;
+    int64_t n = axis >= -ndim && axis < ndim ? shape[axis < 0 ? axis + ndim : axis] : 0;
+    if (n > 4096) return ex_fail(call->col, "unstack(): %lld arrays (at most 4096)", (long long)n);
+    zc_array **r = malloc(sizeof *r * (size_t)(n ? n : 1));
+    if (!r) return ex_fail(call->col, "out of memory");
+    int rc = zc_unstack(args[0].arr, axis, r);
+    if (rc < 0) {
+        free(r);
+        return ex_fail_zc(e, rc, call->col, f->name);
+    }
+    rc = ex_set_tuple(out, r, n, call->col);
+    free(r);
+    return rc;
+}
+
+/* broadcast_arrays(*arrays), meshgrid(*arrays, indexing='xy'): several arrays in, as many out. */
+int ex_fn_several(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    int mesh = !strcmp(f->api, "meshgrid"), most = mesh ? 7 : 8, n = 0, ij = 0;
+    zc_array *in[8], *r[8];
+    while (n < most && args[n].kind != V_NONE) n++;
+    for (int k = n; k < most; k++)
+        if (args[k].kind != V_NONE) return ex_fail(args[k].col, "%s(): arrays must be given in order", f->name);
+    if (mesh && args[7].kind != V_NONE) {
+        if (args[7].kind != V_STR || (strcmp(args[7].s, "xy") && strcmp(args[7].s, "ij")))
+            return ex_fail(args[7].col, "meshgrid(): indexing must be 'xy' or 'ij'");
+        ij = !strcmp(args[7].s, "ij");
+    }
+    for (int k = 0; k < n; k++)
+        if (ex_need_array(f, &args[k], "each argument") < 0) return -1;
+    for (int k = 0; k < n; k++) in[k] = args[k].arr;
+    int rc = mesh ? zc_meshgrid(n, in, ij, r) : zc_broadcast_arrays(n, in, r);
+    if (rc < 0) return ex_fail_zc(e, rc, call->col, f->name);
+    return ex_set_tuple(out, r, n, call->col);
+}
+
+int ex_fn_broadcast_shapes(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    (void)e;
+    int n = 0, nds[8], nd;
+    int64_t shp[8][ZC_MAX_DIMS], res[ZC_MAX_DIMS];
+    const int64_t *ptr[8];
+    while (n < 8 && args[n].kind != V_NONE) {
+        if (ex_as_int_list(&args[n], "a shape", ZC_MAX_DIMS, &nds[n], shp[n]) < 0) return -1;
+        ptr[n] = shp[n];
+        n++;
+    }
+    if (zc_broadcast_shapes(n, nds, ptr, &nd, res) < 0) return ex_fail(call->col, "%s(): %s", f->name, zc_errmsg());
+    memset(out, 0, sizeof *out);
+    out->kind = V_TUPLE;
+    out->col = call->col;
+    out->items = calloc((size_t)(nd ? nd : 1), sizeof(ex_value));
+    if (!out->items) {
+        out->kind = V_NONE;
+        return ex_fail(call->col, "out of memory");
+    }
+    out->n = nd;
+    for (int d = 0; d < nd; d++) ex_set_int(&out->items[d], res[d], call->col);
+    return 0;
 }

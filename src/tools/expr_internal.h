@@ -59,6 +59,8 @@ void ex_set_int(ex_value *v, int64_t i, int col);
 void ex_set_bool(ex_value *v, int b, int col);
 void ex_set_float(ex_value *v, double f, int col);
 int ex_set_array(ex_value *out, zc_array *a); /* takes the reference; returns 0 */
+/* A tuple of n arrays (their references move into it; released on failure). */
+int ex_set_tuple(ex_value *out, zc_array *const *r, int64_t n, int col);
 /* Default dtype of a Python number: bool, int64 or float64. */
 zc_dtype ex_default_dtype(const ex_value *v);
 
@@ -150,6 +152,11 @@ EX_HANDLER(roll);
 EX_HANDLER(repeat);
 EX_HANDLER(tile);
 EX_HANDLER(take);
+EX_HANDLER(unstack);
+EX_HANDLER(several); /* broadcast_arrays, meshgrid */
+EX_HANDLER(broadcast_shapes);
+EX_HANDLER(nonzero);
+EX_HANDLER(isin);
 EX_HANDLER(diff);
 EX_HANDLER(tri);
 EX_HANDLER(cumulative);
@@ -159,5 +166,16 @@ EX_HANDLER(fft);
 EX_HANDLER(fftn);
 EX_HANDLER(fftfreq);
 EX_HANDLER(fftshift);
+
+/* ------------------------------------------------------------ data-dependent sizes (expr_fn_select.c) */
+
+/* The bound set by ex_set_spec, or ex_fail naming `what` when there is none. */
+int ex_need_count_spec(int col, const char *what);
+/* Entry adv of subscript idx (nidx entries) of x is the array or list v: a bool
+ * array is x[mask] (the only entry: *mask = 1, *out the selection); integers
+ * take along the input dim the entry indexes (*out; the entry becomes ':', or
+ * an integer for a 0-d array), the other entries then apply as basic indices. */
+int ex_array_index(ex_ctx *e, zc_array *x, zc_index *idx, int nidx, int adv, const ex_value *v, zc_array **out,
+                   int *mask);
 
 #endif

@@ -390,7 +390,7 @@ static int display(parser *ps, int col, const char *close, ex_node **out)
     if (!t) return -1;
     t->items = items.v;
     t->nitems = items.n;
-    t->parens = 1;
+    t->parens = strcmp(close, "]") ? 1 : 2;
     if (seal(t) < 0) return -1;
     *out = t;
     return 0;

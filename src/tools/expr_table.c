@@ -11,8 +11,8 @@
 
 /* names of the array API (and of NumPy) that zcube does not offer yet */
 static const char *const UNAVAILABLE[] = {
-    "dot", "einsum", "inner", "broadcast_arrays", "unstack", "take_along_axis", "sort", "argsort", "unique_all",
-    "unique_counts", "unique_inverse", "unique_values", "nonzero", "searchsorted", "meshgrid", "result_type",
+    "dot", "einsum", "inner", "take_along_axis", "sort", "argsort", "unique_all",
+    "unique_counts", "unique_inverse", "unique_values", "searchsorted", "result_type",
     "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "eigh", "det",
     "norm", "vector_norm", "matrix_norm", "trace", "diagonal", "pinv", "median", "quantile", "percentile",
     "average", "nanmean", "nansum",
@@ -83,6 +83,13 @@ static const ex_fdef FUNCS[] = {
     {"repeat", "x,repeats,axis", 2, 3, ex_fn_repeat, "repeat", 0},
     {"tile", "x,repetitions|reps", 2, 2, ex_fn_tile, "tile", 0},
     {"take", "x,indices,axis", 2, 3, ex_fn_take, "take", 0},
+    {"unstack", "x,axis", 1, 1, ex_fn_unstack, "unstack", 0},
+    {"broadcast_arrays", "a1,a2,a3,a4,a5,a6,a7,a8", 0, 8, ex_fn_several, "broadcast_arrays", 0},
+    {"meshgrid", "a1,a2,a3,a4,a5,a6,a7,indexing", 0, 7, ex_fn_several, "meshgrid", 0},
+    {"broadcast_shapes", "s1,s2,s3,s4,s5,s6,s7,s8", 0, 8, ex_fn_broadcast_shapes, "broadcast_shapes", 0},
+    /* data-dependent sizes: counted when the expression is evaluated (ex_set_spec's bound) */
+    {"nonzero", "x", 1, 1, ex_fn_nonzero, "nonzero", 0},
+    {"isin", "x1|element,x2|test_elements,invert", 2, 2, ex_fn_isin, "isin", 0},
     {"diff", "x,n,axis,prepend,append", 1, 3, ex_fn_diff, "diff", 0},
     {"tril", "x,k", 1, 2, ex_fn_tri, "tril", 0},
     {"triu", "x,k", 1, 2, ex_fn_tri, "triu", 0},

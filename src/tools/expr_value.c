@@ -77,6 +77,25 @@ int ex_set_array(ex_value *out, zc_array *a)
     return 0;
 }
 
+int ex_set_tuple(ex_value *out, zc_array *const *r, int64_t n, int col)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = V_TUPLE;
+    out->items = calloc((size_t)(n ? n : 1), sizeof(ex_value));
+    if (!out->items) {
+        for (int64_t k = 0; k < n; k++) zc_array_release(r[k]);
+        out->kind = V_NONE;
+        return ex_fail(col, "out of memory");
+    }
+    out->n = (int)n;
+    for (int64_t k = 0; k < n; k++) {
+        out->items[k].kind = V_ARRAY;
+        out->items[k].arr = r[k];
+        out->items[k].col = col;
+    }
+    return 0;
+}
+
 /* A value as an array: arrays as they are, numbers as weak scalars. The
  * caller owns *arr (one reference). */
 int ex_as_array(ex_ctx *e, const ex_value *v, const char *what, zc_array **arr)

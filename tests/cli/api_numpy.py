@@ -20,6 +20,11 @@ class Spec(C.Structure):
                 ("executor", C.c_char_p)]
 
 
+class Index(C.Structure):
+    _fields_ = [("kind", C.c_int), ("start", C.c_int64), ("stop", C.c_int64), ("step", C.c_int64),
+                ("has_start", C.c_int), ("has_stop", C.c_int), ("index", C.c_int64)]
+
+
 class Finfo(C.Structure):
     _fields_ = [("bits", C.c_int), ("eps", C.c_double), ("max", C.c_double), ("min", C.c_double),
                 ("smallest_normal", C.c_double), ("dtype", C.c_int)]
@@ -109,6 +114,46 @@ def random_array():
     return rng.integers(-40 if dt[0] == "i" else 0, 40, size=shape).astype(dt)
 
 
+def random_key(shape):
+    """A basic index: slices with steps of either sign and bounds past the ends,
+    integers, None and at most one ..., as NumPy takes them."""
+    key, d, ell = [], 0, False
+    while d < len(shape) and (ell or rng.random() < 0.85):  # after ..., every dim left is indexed
+        r = rng.random()
+        if r < 0.12:
+            key.append(None)
+            continue
+        if r < 0.2 and not ell:
+            key.append(Ellipsis)
+            ell = True
+            d = len(shape) - int(rng.integers(0, len(shape) - d + 1))
+            continue
+        n = shape[d]
+        if r < 0.35 and n:
+            key.append(int(rng.integers(-n, n)))
+        else:
+            b = lambda: None if rng.random() < 0.3 else int(rng.integers(-n - 3, n + 4))
+            key.append(slice(b(), b(), int(rng.choice([1, 1, 2, 3, -1, -1, -2, -3, -7, 50, -50]))))
+        d += 1
+    return tuple(key)
+
+
+def index_entries(key):
+    e = (Index * max(len(key), 1))()
+    for i, k in enumerate(key):
+        if k is None:
+            e[i].kind = 2
+        elif k is Ellipsis:
+            e[i].kind = 3
+        elif isinstance(k, slice):
+            e[i].kind, e[i].step = 0, k.step
+            e[i].has_start, e[i].start = k.start is not None, k.start or 0
+            e[i].has_stop, e[i].stop = k.stop is not None, k.stop or 0
+        else:
+            e[i].kind, e[i].index = 1, k
+    return e
+
+
 def default_scan_dtype(dt):
     if dt.kind in "bi":
         return np.int64
@@ -124,6 +169,65 @@ for it in range(ITERS):
     ax = int(rng.integers(-nd, nd)) if nd else 0
     if rng.random() < 0.3:  # pulls through a view of a stored-like chain: flip(flip(x)) is x
         x = call("zc_flip", call("zc_flip", x, None, 0), None, 0)
+    for _ in range(3):
+        key = random_key(a.shape)
+        check(f"getitem {key}", call("zc_getitem", x, index_entries(key), len(key)), a[key])
+    if nd:
+        key = random_key(a.shape)  # a view of a view: steps compose, flips cancel
+        k2 = random_key(a[key].shape)
+        check(f"getitem {key} {k2}", call("zc_getitem", call("zc_getitem", x, index_entries(key), len(key)),
+                                          index_entries(k2), len(k2)), a[key][k2])
+    if nd:  # data-dependent sizes: masks of 1..nd leading dims, all-False to all-True, one row per chunk
+        k = int(rng.integers(1, nd + 1))
+        mk = rng.random(a.shape[:k]) < rng.choice([0.0, 0.1, 0.5, 1.0])
+        mx = lazy(mk, [1] * k if rng.random() < 0.3 else None)
+        sel = call("zc_mask_select", C.byref(SPEC), x, mx)
+        check(f"mask_select {k} dims", sel, a[mk])
+        key = random_key(a[mk].shape)  # a view of it, planned as of any array
+        check(f"mask_select {k} dims then {key}", call("zc_getitem", sel, index_entries(key), len(key)), a[mk][key])
+        nz = (P * nd)()
+        ck(L.zc_nonzero(C.byref(SPEC), x, nz), "nonzero")
+        live.extend(P(nz[d]) for d in range(nd))
+        for d, want in enumerate(np.nonzero(a)):
+            check(f"nonzero[{d}]", P(nz[d]), want)
+        t = a.ravel()[rng.integers(0, a.size, size=3)] if a.size and rng.random() < 0.7 else random_array()
+        t = (t.real if t.dtype.kind == "c" and a.dtype.kind != "c" else t).astype(a.dtype)
+        check("isin", call("zc_isin", x, lazy(t), 0), np.isin(a, t))
+        check("isin invert", call("zc_isin", x, lazy(t), 1), np.isin(a, t, invert=True))
+    if nd:  # several arrays in or out (array API 2025.12: tuple expand_dims, broadcast_shapes)
+        axes = [int(v) for v in rng.choice(np.arange(-nd - 2, nd + 2), int(rng.integers(1, 3)), replace=False)]
+        try:
+            want = np.expand_dims(a, tuple(axes))
+        except (ValueError, np.AxisError):  # out of range or repeated: refused too
+            rc = L.zc_expand_dims_axes(x, ints(axes), len(axes), C.byref(P()))
+            check(f"expand_dims {axes} refused", np.array(rc < 0), np.array(True))
+        else:
+            check(f"expand_dims {axes}", call("zc_expand_dims_axes", x, ints(axes), len(axes)), want)
+        outs = (P * a.shape[ax])()
+        ck(L.zc_unstack(x, ax, outs), "unstack")
+        live.extend(P(outs[k]) for k in range(a.shape[ax]))
+        for k in range(a.shape[ax]):
+            check(f"unstack axis {ax} [{k}]", P(outs[k]), np.take(a, k, ax))
+        others = [a[(0,) * int(rng.integers(0, nd + 1))] if a.size else a, np.ones((1,) * nd, a.dtype), a]
+        arrs = (P * 3)(*[lazy(o) for o in others])
+        bo = (P * 3)()
+        ck(L.zc_broadcast_arrays(3, arrs, bo), "broadcast_arrays")
+        for k, want in enumerate(np.broadcast_arrays(*others)):
+            live.append(P(bo[k]))
+            check(f"broadcast_arrays [{k}]", P(bo[k]), want)
+        nds, shp, sh = ints([o.ndim for o in others]), (C.POINTER(C.c_int64) * 3)(), (C.c_int64 * 32)()
+        for k, o in enumerate(others):
+            shp[k] = ints(o.shape, C.c_int64)
+        n_out = C.c_int()
+        ck(L.zc_broadcast_shapes(3, nds, shp, C.byref(n_out), sh), "broadcast_shapes")
+        check("broadcast_shapes", np.array(sh[:n_out.value]), np.array(np.broadcast_shapes(*(o.shape for o in others))))
+        vecs = [a.ravel()[: int(rng.integers(0, 5))] for _ in range(min(nd, 3))]
+        for ij in (0, 1):
+            mo = (P * len(vecs))()
+            ck(L.zc_meshgrid(len(vecs), (P * len(vecs))(*[lazy(v) for v in vecs]), ij, mo), "meshgrid")
+            for k, want in enumerate(np.meshgrid(*vecs, indexing="ij" if ij else "xy")):
+                live.append(P(mo[k]))
+                check(f"meshgrid {'ij' if ij else 'xy'} [{k}]", P(mo[k]), want)
     if nd:
         perm = rng.permutation(nd)
         check("permute_dims", call("zc_permute_dims", x, ints(perm), nd), np.transpose(a, perm))

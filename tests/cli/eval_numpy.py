@@ -140,6 +140,10 @@ NS.update({
     "matmul": np.matmul, "tensordot": lambda x1, x2, axes=2: np.tensordot(x1, x2, axes),
     "vecdot": lambda x1, x2, axis=-1: np.sum(np.conj(x1) * x2, axis=axis, dtype=np.result_type(x1, x2)),
     "outer": np.outer,
+    # several arrays in or out, data-dependent sizes (issue 18)
+    "nonzero": np.nonzero, "isin": lambda x1, x2, invert=False: np.isin(x1, x2, invert=invert),
+    "meshgrid": np.meshgrid, "broadcast_arrays": np.broadcast_arrays, "broadcast_shapes": np.broadcast_shapes,
+    "unstack": lambda x, axis=0: tuple(np.moveaxis(np.asarray(x), axis, 0)),
 })
 
 
@@ -284,8 +288,11 @@ def gen_index(shape):
             a = rnd.randrange(0, n)
             b = rnd.randrange(a, n + 1)
             parts.append(f"{a}:{b}" if rnd.random() < 0.5 else f"{a - n}:{b}")
-        elif r < 0.7:
+        elif r < 0.6:
             parts.append(f"::{rnd.randint(1, 4)}")
+        elif r < 0.7:  # negative steps, bounds past the ends
+            a, b = rnd.randrange(-n - 2, n + 2), rnd.choice(["", str(rnd.randrange(-n - 2, n + 2))])
+            parts.append(f"{a if rnd.random() < 0.6 else ''}:{b}:{-rnd.randint(1, 4)}")
         elif r < 0.85:
             parts.append(str(rnd.randrange(-n, n)))
         else:
@@ -420,6 +427,7 @@ FIXED = {
         "sum(u[3] * v[3], axis=1)", "mean(sin(u) * cos(v) + w)",
         "u + v + w + 1.5", "prod(clip(u, 0.9, 1.1), axis=1)", "any(abs(u) > 3)", "all(abs(u) < 10, axis=0)",
         "max(u[1:, :, :] - u[:-1, :, :], axis=0)", "u[None, ..., None] * 1", "log(abs(u) + 1) / log(2)",
+        "u[-1, :, ::-3]", "u[::-1, ::-2, 5:1:-1] + v[::-1, ::2, 1:5]", "u[..., ::-1][None, -2::-3]", "u[0, ::-1] @ w[::-1]",
         # manipulation, cumulative, linear algebra
         "reshape(u, (13, -1))", "reshape(u, 819) * 2", "reshape(u[:, :, 1:7], (7, 13, 6))", "permute_dims(u, (2, 0, 1))",
         "transpose(u) + 1", "u.T - v.T", "u.mT", "moveaxis(u, 0, -1)", "moveaxis(u, (0, 1), (2, 0))",
@@ -434,6 +442,12 @@ FIXED = {
         "tensordot(u, v, axes=((0, 2), (0, 2)))", "tensordot(u, w, axes=1)", "tensordot(u[0], v[0], axes=0)",
         "vecdot(u, v)", "vecdot(u, v, axis=0)", "vecdot(u, w)", "outer(w, w[:4])", "outer(u[0], w)",
         "sum(u @ u.mT, axis=0)", "mean(outer(w, w), axis=1)",
+        # boolean masks, index arrays, data-dependent sizes
+        "u[u > 0.5]", "u[v[:, :, 0] > 0]", "u[u > 100]", "sum(u[u < 0]) + 1", "u[abs(u) < 0.3][::-2]",
+        "nonzero(u > 1)[2]", "u[nonzero(w > 0)[0]]", "u[:, [6, 0, -1]]", "u[..., [4, 0]] * 2", "u[[0, 0, 12], 1::-1]",
+        "w[[8]]", "isin(round(u * 2), round(v * 2))", "isin(u, u[3], invert=True)", "meshgrid(w, w[:4])[1]",
+        "meshgrid(w[:2], w, w[:3], indexing='ij')[2]", "broadcast_arrays(w, u[0, :, :1])[1]", "unstack(u, axis=-1)[4]",
+        "expand_dims(w, axis=(0, 2))", "broadcast_to(w, broadcast_shapes((7, 1), (9,)))",
     ],
     "i3": [
         "i // d", "i % d", "(-i) // d", "(-i) % d", "sum(i, axis=0)", "prod(d, axis=(0, 1))", "i << 3",

@@ -180,6 +180,24 @@ def test_array_indices():
         z(A)[[0, 7]]
 
 
+def test_data_dependent_sizes():
+    """x[mask] and nonzero are counted when made (under the arrays' spec) and
+    placed when computed: a lazy mask, a mask of leading dims, all-False, one
+    element per chunk; then planned on like any array."""
+    x = z(A, chunks=(1, 1))
+    check(x[x > 0.5], A[A > 0.5])
+    check(x[zc.from_array(A[:, 0] > 0)], A[A[:, 0] > 0])
+    check(x[x > 100], A[A > 100])
+    check(zc.sum(x[x < 0]), np.sum(A[A < 0]))
+    check(x[x > 0][::-2], A[A > 0][::-2])
+    for got, want in zip(zc.nonzero(z(I) > 10), np.nonzero(I > 10)):
+        check(got, want.astype(np.int64))
+    check(zc.isin(z(I), zc.from_array(I[2])), np.isin(I, I[2]))
+    check(zc.isin(z(I), 7, invert=True), np.isin(I, 7, invert=True))
+    check(zc.expand_dims(z(A), axis=(0, 3)), np.expand_dims(A, (0, 3)))
+    assert zc.__array_namespace_info__().capabilities()["data-dependent shapes"]
+
+
 def test_manipulation():
     check(zc.reshape(z(A), (10, 7)), A.reshape(10, 7))
     check(z(A).reshape(-1), A.reshape(-1))

@@ -1,0 +1,122 @@
+/* tools/expr_fn_select.c — sizes that depend on the data: x[mask], an integer
+ * array (or a [list]) as an index along one dim, nonzero, and isin. The first
+ * three are counted or read when the expression is evaluated, under the bound
+ * ex_set_spec gave (zcube eval's --allowed-mem); without one they are refused. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "expr_internal.h"
+
+static const zc_spec *count_spec;
+
+void ex_set_spec(const zc_spec *spec) { count_spec = spec; }
+
+int ex_need_count_spec(int col, const char *what)
+{
+    if (count_spec) return 0;
+    return ex_fail(col, "%s: its size depends on the data and is counted first, which needs the memory bound of a "
+                        "computation (zcube eval sets it)", what);
+}
+
+/* The integers of index array v (1-D or 0-d, any integer dtype), computed now
+ * under count_spec; *idx malloc'd. */
+static int index_values(ex_ctx *e, const ex_value *v, int64_t **idx, int64_t *n, int *ndim)
+{
+    int64_t shape[ZC_MAX_DIMS];
+    zc_dtype dt;
+    if (ex_array_info(e, v, ndim, shape, NULL, &dt) < 0) return -1;
+    if (*ndim > 1) return ex_fail(v->col, "an integer array index must have 1 dimension (it has %d)", *ndim);
+    if (dt < ZC_INT8 || dt > ZC_UINT64)
+        return ex_fail(v->col, "an array index must be integer or bool, not %s", zc_dtype_name(dt));
+    if (ex_need_count_spec(v->col, "an array index") < 0) return -1;
+    *n = *ndim ? shape[0] : 1;
+    if ((uint64_t)*n > count_spec->allowed_mem / 8 / sizeof(int64_t))
+        return ex_fail(v->col, "an array index of %lld integers: more than an eighth of --allowed-mem", (long long)*n);
+    zc_array *i64;
+    int rc = zc_astype(v->arr, ZC_INT64, &i64);
+    if (rc < 0) return ex_fail_zc(e, rc, v->col, NULL);
+    *idx = malloc(sizeof **idx * (size_t)(*n ? *n : 1));
+    rc = *idx ? zc_compute_buffer(count_spec, i64, *idx, sizeof **idx * (size_t)*n, NULL) : ZC_ENOMEM;
+    zc_array_release(i64);
+    if (rc < 0) {
+        free(*idx);
+        return ex_fail_zc(e, rc, v->col, "the array index");
+    }
+    return 0;
+}
+
+int ex_array_index(ex_ctx *e, zc_array *x, zc_index *idx, int nidx, int adv, const ex_value *v, zc_array **out,
+                   int *mask)
+{
+    int ndim = 1, xnd, consumed = 0, after = 0, ell = 0;
+    zc_dtype dt = ZC_INT64;
+    if (zc_array_info(x, &xnd, NULL, NULL, NULL) < 0) return ex_fail_zc(e, ZC_EINVAL, v->col, NULL);
+    if (v->kind == V_ARRAY && ex_array_info(e, v, &ndim, NULL, NULL, &dt) < 0) return -1;
+    if (dt == ZC_BOOL) {
+        if (nidx != 1) return ex_fail(v->col, "a boolean array index must be the only index");
+        if (ex_need_count_spec(v->col, "x[mask]") < 0) return -1;
+        int rc = zc_mask_select(count_spec, x, v->arr, out);
+        if (rc < 0) return ex_fail_zc(e, rc, v->col, NULL);
+        *mask = 1;
+        return 0;
+    }
+    int64_t *vals = NULL, n = 0;
+    if (v->kind == V_TUPLE) {
+        n = v->n;
+        if (!(vals = malloc(sizeof *vals * (size_t)n))) return ex_fail(v->col, "out of memory");
+        for (int64_t k = 0; k < n; k++)
+            if (ex_as_int(&v->items[k], "an index in a list", &vals[k]) < 0) {
+                free(vals);
+                return -1;
+            }
+    } else if (index_values(e, v, &vals, &n, &ndim) < 0) {
+        return -1;
+    }
+    if (ndim == 0) { /* a 0-d integer array is an integer */
+        idx[adv] = (zc_index){.kind = ZC_IDX_INT, .index = vals[0]};
+        free(vals);
+        zc_array_retain(x);
+        *out = x;
+        return 0;
+    }
+    for (int k = 0; k < nidx; k++) {
+        if (idx[k].kind == ZC_IDX_ELLIPSIS) ell = k < adv;
+        else if (idx[k].kind != ZC_IDX_NEWAXIS) consumed += k < adv, after += k >= adv;
+    }
+    int axis = ell ? xnd - after : consumed; /* the input dim the entry indexes */
+    if (axis >= xnd) {
+        free(vals);
+        return ex_fail(v->col, "too many indices for an array of %d dimensions", xnd);
+    }
+    int rc = zc_take(x, vals, n, axis, out);
+    free(vals);
+    return rc < 0 ? ex_fail_zc(e, rc, v->col, NULL) : 0;
+}
+
+int ex_fn_nonzero(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0 || ex_need_count_spec(call->col, "nonzero()") < 0) return -1;
+    int ndim;
+    zc_array *r[ZC_MAX_DIMS];
+    if (ex_array_info(e, &args[0], &ndim, NULL, NULL, NULL) < 0) return -1;
+    int rc = zc_nonzero(count_spec, args[0].arr, r);
+    if (rc < 0) return ex_fail_zc(e, rc, call->col, f->name);
+    return ex_set_tuple(out, r, ndim, call->col);
+}
+
+int ex_fn_isin(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    int invert = 0;
+    zc_array *x = NULL, *t = NULL, *a = NULL;
+    if (args[2].kind != V_NONE && ex_as_bool(&args[2], "invert", &invert) < 0) return -1;
+    if (ex_as_array(e, &args[0], "isin(): x1", &x) < 0) return -1;
+    if (ex_as_array(e, &args[1], "isin(): x2", &t) < 0) {
+        zc_array_release(x);
+        return -1;
+    }
+    int rc = zc_isin(x, t, invert, &a);
+    zc_array_release(x);
+    zc_array_release(t);
+    return ex_lib_result(e, f, call, rc, &a, out);
+}
