@@ -41,7 +41,9 @@ size_t codec_chain_stream_mem(const codec_chain *ch)
 {
     if (!codec_chain_streams(ch, NULL) || codec_chain_is_identity(ch)) return 0;
     const codec *c = codec_chain_sole(ch);
-    if (blockwise(c)) return CODEC_STREAM_BLOCK_MAX < c->ctx.nbytes ? CODEC_STREAM_BLOCK_MAX : c->ctx.nbytes;
+    /* a block buffer, and the codec's own temporary of a block (blosc: the
+     * shuffled planes before they are put in order) */
+    if (blockwise(c)) return 2 * (CODEC_STREAM_BLOCK_MAX < c->ctx.nbytes ? CODEC_STREAM_BLOCK_MAX : c->ctx.nbytes);
     return c->type->steps_mem(c->state, c->ctx.nbytes);
 }
 

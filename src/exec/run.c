@@ -472,6 +472,12 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
     /* the input blocks of output block b (the same for every member) */
     zc_array *in0 = m[0].in;
     int nd = in0->ndim;
+    size_t tile_n = plan_stream_tile(in0);
+    bool streams = false; /* some leaf streams (plan_stream_leaf): the members' tiles are streamed tiles */
+    for (int q = 0; q < ng; q++) {
+        const char *why;
+        streams |= plan_stream_leaf(in0, glv[q], &why);
+    }
     int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
     size_t nacc;
     bool empty = !reduce_range(m[0].a, b, lo, hi, &nacc);
@@ -482,14 +488,14 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
         g->out_bytes = node_region_bytes(g->a, g->osel);
         g->out = zc__malloc(g->out_bytes ? g->out_bytes : 1);
         g->acc = (r->flags & ROUND_LAST) ? zc__malloc_array(nacc ? nacc : 1, red_acc_size(r->op, r->in_dtype)) : g->out;
-        g->tile = g->prog ? zc__malloc(GROUP_TILE > g->in->itemsize ? GROUP_TILE : g->in->itemsize) : NULL;
+        size_t tb = streams ? tile_n * g->in->itemsize : GROUP_TILE > g->in->itemsize ? GROUP_TILE : g->in->itemsize;
+        g->tile = g->prog ? zc__malloc(tb) : NULL;
         if (!g->out || !g->acc || (g->prog && !g->tile)) {
             rc = ZC_ENOMEM;
             goto out;
         }
         red_init(r->op, r->in_dtype, g->acc, nacc);
     }
-    size_t tile_n = plan_stream_tile(in0);
     sleaf *sl[64] = {0};
     while (!empty) {
         zc_range sel[ZC_MAX_DIMS];

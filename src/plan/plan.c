@@ -325,8 +325,26 @@ size_t plan_stream_tile(const zc_array *in)
         for (int i = 0; i < k; i++)
             if (lv[i]->itemsize > isz) isz = lv[i]->itemsize;
     }
-    size_t n = GROUP_TILE / (isz ? isz : 1);
+    size_t n = GROUP_TILE / (isz ? isz : 1), block = 1;
+    for (int d = 0; d < in->ndim; d++) block *= (size_t)in->chunks[d];
+    if (block < n) n = block;
     return n ? n : 1;
+}
+
+/* Whether a group task streams some leaf (then every member's tile is a
+ * streamed tile: plan_stream_tile). */
+static bool group_streams(const plan *p, const int *m, int n)
+{
+    const zc_array *lv[64];
+    for (int i = 0; i < n; i++) {
+        const zc_array *a = p->stages[m[i]].node;
+        int k = round_leaves(a, lv);
+        for (int j = 0; j < k; j++) {
+            const char *why;
+            if (plan_stream_leaf(a->inputs[0], lv[j], &why)) return true;
+        }
+    }
+    return false;
 }
 
 /* One group task holds: every member's output block (and accumulators apart in a
@@ -346,7 +364,7 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
     for (int i = 0; i < n; i++) {
         const zc_array *a = p->stages[m[i]].node, *in = a->inputs[0];
         size_t out = node_chunk_bytes(a);
-        outs += out + GROUP_TILE;
+        outs += out + (group_streams(p, m, n) ? plan_stream_tile(in) * in->itemsize : GROUP_TILE);
         if ((WRITE_COPIES - 1) * out > write) write = (WRITE_COPIES - 1) * out;
         if (a->p.reduce.flags & ROUND_LAST) {
             size_t nacc = 1;

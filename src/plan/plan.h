@@ -110,7 +110,7 @@ int plan_doc_checksum(json_t *doc, char *hex);
  * leaves that are not stored sources: nothing to say). exec/run.c and the
  * projection ask the same question. */
 bool plan_stream_leaf(const zc_array *in, const zc_array *l, const char **why);
-/* Elements of a streamed tile: what a group task evaluates at once. */
+/* Elements of a streamed tile: what a group task evaluates at once (at most a block). */
 size_t plan_stream_tile(const zc_array *in);
 /* Whether two first reduction rounds read the same input blocks (group members). */
 bool plan_same_grid(const zc_array *a, const zc_array *b);
