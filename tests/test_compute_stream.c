@@ -1,6 +1,6 @@
 /* tests/test_compute_stream.c — streamed fusion: stored chunks decoded in
  * order a piece at a time (codec_stream: blosc a block, zstd a window, a plain
- * copy by ranges) give the bytes of a whole decode for any read sizes, and
+ * copy by ranges, numcodecs lz4 with 64 KiB of history) give the bytes of a whole decode for any read sizes, and
  * corrupt chunks fail cleanly; first reduction rounds over stored sources
  * stream them tile by tile (edge chunks skip what their blocks leave out),
  * match direct C loops, are marked "streamed" in the plan, or "whole chunks:
@@ -18,6 +18,8 @@
 #include "core/alloc.h"
 #include "exec/rmtree.h"
 #include "harness.h"
+
+#define ZC_SHOW_FIGURES() (getenv("ZC_SHOW") != NULL)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -52,6 +54,7 @@ static const char *const streaming[] = {
     "\"typesize\": 8, \"blocksize\": 0}}", /* stored as is (memcpyed) */
     "{\"name\": \"zstd\", \"configuration\": {\"level\": 1, \"checksum\": false}}",
     "{\"name\": \"zstd\", \"configuration\": {\"level\": 7, \"checksum\": true}}",
+    "{\"name\": \"numcodecs.lz4\", \"configuration\": {\"acceleration\": 1}}",
     NULL, /* bytes alone: a plain copy */
 };
 
@@ -227,7 +230,7 @@ static void reductions_over(const char *url, const char *spec, const char *note,
 
 TEST(streamed_reductions_match_loops_for_every_codec)
 {
-    const char *codecs[] = {"blosc:lz4:5:shuffle", "zstd:1", "none", "blosc:zstd:3:bitshuffle"};
+    const char *codecs[] = {"blosc:lz4:5:shuffle", "zstd:1", "none", "blosc:zstd:3:bitshuffle", "lz4"};
     char dir[] = "/tmp/zcube-stream-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     for (size_t i = 0; i < sizeof codecs / sizeof *codecs; i++) {
@@ -239,5 +242,81 @@ TEST(streamed_reductions_match_loops_for_every_codec)
     }
     /* gzip cannot stream: whole chunks, as before, and the plan says why */
     reductions_over("memory://stream-gzip", "gzip:1", "whole chunks: gzip", 2); /* the fused ones */
+    exec_rm_tree(dir);
+}
+
+/* The projection of a streamed task, from the plan: operation k's. */
+static double projected_mb(json_t *plan, int k)
+{
+    json_t *o = json_array_get(json_object_get(plan, "operations"), (size_t)k);
+    return (double)json_integer_value(json_object_get(o, "projected_mem")) / (1 << 20);
+}
+
+TEST(streamed_projection_is_stored_inputs_plus_output)
+{
+    /* the Quadratic Means with 16 MB chunks: u, v (20, 1, 500, 400) float64
+     * chunked (10, 1, 500, 400); one group task reads a chunk of each and
+     * writes three accumulator blocks of (1, 1, 500, 400) x 16 bytes. Its
+     * projection: at most the two stored chunks (at their codecs' bound, the
+     * decoded size plus headers) + the three outputs + 16 MiB, for every codec
+     * that streams; the run measures no more (check_contract) */
+    const char *codecs[] = {"blosc:lz4:5:shuffle", "zstd:1", "lz4", "none"};
+    int64_t shape[4] = {20, 1, 500, 400}, chunks[4] = {10, 1, 500, 400};
+    double chunk_mb = 10 * 500 * 400 * 8 / 1048576.0, out_mb = 3 * 500 * 400 * 16 / 1048576.0;
+    char dir[] = "/tmp/zcube-stream-proj-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    for (size_t c = 0; c < sizeof codecs / sizeof *codecs; c++) {
+        char url[128];
+        snprintf(url, sizeof url, "%s/c%zu", dir, c);
+        zc_store *st;
+        CHECK_OK(zc_store_open(url, ZC_STORE_CREATE, &st));
+        zc_array *u, *v;
+        store_uv(st, codecs[c], 4, shape, chunks, &u, &v);
+        zc_array *sq[3] = {binop("multiply", u, u), binop("multiply", v, v), binop("multiply", u, v)}, *r[3];
+        int axis = 0;
+        for (int i = 0; i < 3; i++) CHECK_OK(zc_reduce("mean", sq[i], &axis, 1, 0, 0, &r[i]));
+        zc_spec s = spec_mem(200);
+        s.nthreads = 1; /* round 1 then has one task per input block pair */
+        char *pj = NULL;
+        CHECK_OK(zc_plan_json(&s, 3, r, NULL, &pj));
+        json_t *plan = json_loads(pj, 0, NULL);
+        zc_free(pj);
+        double p = projected_mb(plan, 0), bound = 2 * chunk_mb + out_mb + 16;
+        if (ZC_SHOW_FIGURES())
+            fprintf(stderr, "%s: projected %.1f MiB, stored inputs %.1f + outputs %.1f + 16 = %.1f MiB\n", codecs[c], p,
+                    2 * chunk_mb, out_mb, bound);
+        CHECK(!strcmp(stream_note(plan), "streamed"));
+        CHECK(p <= bound);
+        CHECK(p >= 2 * chunk_mb * (strcmp(codecs[c], "none") ? 0 : 1)); /* an uncompressed chunk is read whole */
+        json_decref(plan);
+        zc_store *ost;
+        CHECK_OK(zc_store_open("memory://stream-proj-out", ZC_STORE_CREATE, &ost));
+        zc_target t[3] = {{ost, "a", "none", 3}, {ost, "b", "none", 3}, {ost, "c", "none", 3}};
+        zc_report *rep = NULL;
+        CHECK_OK(zc_compute(&s, 3, r, t, &rep));
+        json_decref(report_checked(rep)); /* measured <= projected */
+        zc_array *o;
+        double *U = values(u, 20 * 200000), *V = values(v, 20 * 200000), *m = malloc(200000 * 8), err = 0;
+        CHECK_OK(zc_from_zarr(ost, "c", &o));
+        CHECK_OK(zc_compute_buffer(&s, o, m, 200000 * 8, NULL));
+        zc_array_release(o);
+        for (size_t j = 0; j < 200000; j += 7) {
+            double a = 0;
+            for (size_t k = 0; k < 20; k++) a += U[k * 200000 + j] * V[k * 200000 + j];
+            err = fmax(err, fabs(a / 20 - m[j]));
+        }
+        CHECK(err < 1e-12);
+        free(U);
+        free(V);
+        free(m);
+        zc_store_close(ost);
+        for (int i = 0; i < 3; i++) {
+            zc_array_release(r[i]);
+            zc_array_release(sq[i]);
+        }
+        zc_array_release(u);
+        zc_array_release(v);
+        zc_store_close(st);
+    }
     exec_rm_tree(dir);
 }

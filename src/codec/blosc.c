@@ -237,6 +237,19 @@ static size_t stored_max(void *state, size_t nbytes)
 /* A plain-copy buffer is cut in blocks of this size (it has no block table). */
 #define COPY_BLOCK ((size_t)1 << 20)
 
+/* c-blosc 1.x chooses blocks of at most 1 MiB (compute_blocksize: split
+ * codecs are capped at 1 MiB, others at 32 KiB x 8 x 4 for clevel 9); a
+ * configured blocksize is used as given. */
+#define AUTO_BLOCK_MAX ((size_t)1 << 20)
+
+static size_t block_max(void *state, size_t nbytes)
+{
+    const blosc_state *s = state;
+    size_t b = s->blocksize ? s->blocksize : AUTO_BLOCK_MAX;
+    if (b < COPY_BLOCK) b = COPY_BLOCK; /* plain-copy buffers are cut in COPY_BLOCK pieces */
+    return b < nbytes ? b : nbytes;
+}
+
 static int block_size(void *state, const void *src, size_t n, size_t nbytes, size_t *bsize)
 {
     (void)state;
@@ -341,5 +354,6 @@ const codec_type codec_blosc = {
     .to_json = to_json,
     .stored_max = stored_max,
     .block_size = block_size,
+    .block_max = block_max,
     .decode_block = decode_block,
 };

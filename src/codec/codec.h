@@ -74,6 +74,9 @@ typedef struct codec_type {
      * (the last may be shorter), each decodable alone. ZC_ECORRUPT unless the
      * encoded form declares exactly nbytes decoded bytes. */
     int (*block_size)(void *state, const void *src, size_t n, size_t nbytes, size_t *bsize);
+    /* The largest block a chunk of nbytes has (from the configuration: blosc's
+     * blocksize, or c-blosc's automatic choice, at most 1 MiB). */
+    size_t (*block_max)(void *state, size_t nbytes);
     /* Decode block j (of bsize bytes, the last nbytes - j bsize) into dst. */
     int (*decode_block)(void *state, const void *src, size_t n, size_t nbytes, size_t bsize, size_t j, void *dst);
     /* Step-wise, into the caller's whole buffer: decode src[0..n) into
@@ -192,7 +195,6 @@ size_t codec_chain_nbytes(const codec_chain *ch);
  * codec) offering block-wise (blosc: one block at a time) or step-wise
  * (zstd: its window) decoding. Others (gzip, a transpose, filters) do not. */
 typedef struct codec_stream codec_stream;
-#define CODEC_STREAM_BLOCK_MAX ((size_t)4 << 20) /* largest block a stream decodes (its buffer) */
 
 /* Whether chunks of ch stream; if not, *why (may be NULL) says why in a few
  * words naming the codec ("gzip decodes whole chunks only"). */
@@ -204,7 +206,8 @@ size_t codec_chain_stored_max(const codec_chain *ch);
 /* Open a stream over the stored chunk src[0..n) (kept by the caller until
  * the stream is closed). ZC_EUNSUPPORTED if ch does not stream; ZC_ECORRUPT
  * if the chunk does not decode to ctx.nbytes; ZC_EMEMBOUND naming the block
- * size when a block is larger than CODEC_STREAM_BLOCK_MAX. */
+ * size when a block is larger than the codec's block_max (what
+ * codec_chain_stream_mem counted). */
 int codec_stream_open(const codec_chain *ch, const void *src, size_t n, codec_stream **out);
 /* The next len decoded bytes into dst (ZC_ECORRUPT past the chunk's end or
  * on corrupt data). */

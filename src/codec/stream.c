@@ -19,7 +19,7 @@ struct codec_stream {
     void *it;                   /* step-wise: the codec's iterator */
 };
 
-static bool blockwise(const codec *c) { return c->type->block_size && c->type->decode_block; }
+static bool blockwise(const codec *c) { return c->type->block_size && c->type->block_max && c->type->decode_block; }
 static bool stepwise(const codec *c)
 {
     return c->type->steps_open && c->type->steps_read && c->type->steps_close && c->type->steps_mem;
@@ -43,7 +43,7 @@ size_t codec_chain_stream_mem(const codec_chain *ch)
     const codec *c = codec_chain_sole(ch);
     /* a block buffer, and the codec's own temporary of a block (blosc: the
      * shuffled planes before they are put in order) */
-    if (blockwise(c)) return 2 * (CODEC_STREAM_BLOCK_MAX < c->ctx.nbytes ? CODEC_STREAM_BLOCK_MAX : c->ctx.nbytes);
+    if (blockwise(c)) return 2 * c->type->block_max(c->state, c->ctx.nbytes);
     return c->type->steps_mem(c->state, c->ctx.nbytes);
 }
 
@@ -80,9 +80,11 @@ int codec_stream_open(const codec_chain *ch, const void *src, size_t n, codec_st
         s->nbytes = s->c->ctx.nbytes;
         if (blockwise(s->c)) {
             rc = s->c->type->block_size(s->c->state, src, n, s->nbytes, &s->bsize);
-            if (rc == 0 && s->bsize > CODEC_STREAM_BLOCK_MAX)
-                rc = zc__err(ZC_EMEMBOUND, "%s: blocks of %zu bytes, more than the %zu a chunk is streamed with",
-                             s->c->type->name, s->bsize, CODEC_STREAM_BLOCK_MAX);
+            size_t max = s->c->type->block_max(s->c->state, s->nbytes);
+            if (rc == 0 && s->bsize > max && s->bsize < s->nbytes)
+                rc = zc__err(ZC_EMEMBOUND, "%s: blocks of %zu bytes, more than the %zu its configuration lets a "
+                             "stream expect (written with another block size than the metadata says?)",
+                             s->c->type->name, s->bsize, max);
             if (rc == 0 && !(s->buf = zc__malloc(s->bsize < s->nbytes ? s->bsize : s->nbytes ? s->nbytes : 1)))
                 rc = ZC_ENOMEM;
         } else {
