@@ -321,7 +321,7 @@ size_t plan_stream_tile(const zc_array *in)
         if (in->inputs[i]->itemsize > isz) isz = in->inputs[i]->itemsize;
     if (in->kind == NODE_EW && in->stage < 0) { /* the leaves' items may be wider than the fused result's */
         const zc_array *lv[64];
-        int k = ew_leaves(in, lv, 0);
+        int k = ew_node_leaves(in, lv, 0);
         for (int i = 0; i < k; i++)
             if (lv[i]->itemsize > isz) isz = lv[i]->itemsize;
     }
