@@ -1,14 +1,14 @@
 /* bench/bench_compute.c — the compute engine's side of the compute benchmark
  * (bench/compute_bench.sh runs it against Dask, bench/compute_dask.py).
  *
- *   bench_compute gen DIR [--T N] [--codec SPEC] [--threads N]
+ *   bench_compute gen DIR [--T N] [--codec SPEC] [--threads N] [--chunks A,B,C,D]
  *   bench_compute qm DIR [--allowed-mem MB] [--threads N] [--codec SPEC]
  *   bench_compute rechunk DIR [--chunks A,B,C,D] [--allowed-mem MB] [--threads N] [--codec SPEC]
  *   bench_compute tasks [--n N] [--threads N] [--allowed-mem MB] [--unfused]
  *   add --plan-only to qm, rechunk or tasks to print the optimized plan's JSON and stop.
  *
  * gen writes DIR/u.zarr and DIR/v.zarr: float64 (T, 1, 987, 1920), chunks
- * (10, 1, 987, 1920), Zarr v2, uniform random numbers in [0, 1) (u seed 1, v
+ * (10, 1, 987, 1920) (152 MB; or --chunks), Zarr v2, uniform random numbers in [0, 1) (u seed 1, v
  * seed 2), through zc_random_uniform + zc_compute (default codec
  * blosc:lz4:5:shuffle). The array shape is Cubed's Quadratic Means example.
  *
@@ -129,6 +129,7 @@ static void gen(const opts *o)
     zc_store *st;
     ZC(zc_store_open(o->dir, ZC_STORE_CREATE, &st), o->dir);
     int64_t shape[4] = {o->T, 1, 987, 1920}, chunks[4] = {10, 1, 987, 1920};
+    if (o->chunks) parse_chunks(o->chunks, o->T, chunks);
     zc_array *u, *v;
     ZC(zc_random_uniform(1, 4, shape, chunks, ZC_FLOAT64, 0, 1, &u), "uniform u");
     ZC(zc_random_uniform(2, 4, shape, chunks, ZC_FLOAT64, 0, 1, &v), "uniform v");
@@ -140,8 +141,9 @@ static void gen(const opts *o)
     double t0 = bench_now(), c0 = bench_cpu_now();
     ZC(zc_compute(&s, 2, arrs, t, NULL), "writing u and v");
     double wall = bench_now() - t0, cpu = bench_cpu_now() - c0;
-    fprintf(stderr, "bench_compute: wrote u, v (%lld, 1, 987, 1920) float64 in %.1f s (%.1f s CPU)\n",
-            (long long)o->T, wall, cpu);
+    fprintf(stderr, "bench_compute: wrote u, v (%lld, 1, 987, 1920) float64, chunks (%lld, %lld, %lld, %lld), in %.1f s "
+            "(%.1f s CPU)\n", (long long)o->T, (long long)chunks[0], (long long)chunks[1], (long long)chunks[2],
+            (long long)chunks[3], wall, cpu);
     zc_array_release(u);
     zc_array_release(v);
     zc_store_close(st);

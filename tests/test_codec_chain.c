@@ -128,12 +128,12 @@ static json_t *hdr_json(void *state, int fmt) { return json_pack("{s:s}", "name"
 
 static void register_test_codecs(void)
 {
-    const codec_type t_xor = {1, "test.xor", "test_xor", CODEC_B2B, xor_create, t_destroy, xor_decode, NULL,
-                            xor_encode, xor_json, NULL};
-    const codec_type pad = {1, "test.pad", NULL, CODEC_B2B, pad_create, t_destroy, pad_decode, NULL,
-                            pad_encode, pad_json, NULL};
-    const codec_type hdr = {1, "test.hdr", NULL, CODEC_B2B, hdr_create, t_destroy, hdr_decode, hdr_size,
-                            hdr_encode, hdr_json, NULL};
+    const codec_type t_xor = {.version = 1, .name = "test.xor", .v2_id = "test_xor", .kind = CODEC_B2B, .create = xor_create, .destroy = t_destroy,
+                              .decode = xor_decode, .decoded_size = NULL, .encode = xor_encode, .to_json = xor_json};
+    const codec_type pad = {.version = 1, .name = "test.pad", .v2_id = NULL, .kind = CODEC_B2B, .create = pad_create, .destroy = t_destroy,
+                              .decode = pad_decode, .decoded_size = NULL, .encode = pad_encode, .to_json = pad_json};
+    const codec_type hdr = {.version = 1, .name = "test.hdr", .v2_id = NULL, .kind = CODEC_B2B, .create = hdr_create, .destroy = t_destroy,
+                              .decode = hdr_decode, .decoded_size = hdr_size, .encode = hdr_encode, .to_json = hdr_json};
     const codec_type *t;
     codec_find("bytes", 3, &t); /* load the built-ins first */
     CHECK_OK(codec_register(&t_xor));

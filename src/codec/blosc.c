@@ -226,6 +226,82 @@ int codec_blosc_decode_range(const void *src, size_t n, void *dst, size_t cap, s
     return 0;
 }
 
+/* ---- decoding by blocks (codec.h hooks; codec/stream.c) ---- */
+
+static size_t stored_max(void *state, size_t nbytes)
+{
+    (void)state;
+    return nbytes + BLOSC_MAX_OVERHEAD; /* blosc stores a buffer as is (memcpyed) rather than let it grow */
+}
+
+/* A plain-copy buffer is cut in blocks of this size (it has no block table). */
+#define COPY_BLOCK ((size_t)1 << 20)
+
+/* c-blosc 1.x chooses blocks of at most 1 MiB (compute_blocksize: split
+ * codecs are capped at 1 MiB, others at 32 KiB x 8 x 4 for clevel 9); a
+ * configured blocksize is used as given. */
+#define AUTO_BLOCK_MAX ((size_t)1 << 20)
+
+static size_t block_max(void *state, size_t nbytes)
+{
+    const blosc_state *s = state;
+    size_t b = s->blocksize ? s->blocksize : AUTO_BLOCK_MAX;
+    if (b < COPY_BLOCK) b = COPY_BLOCK; /* plain-copy buffers are cut in COPY_BLOCK pieces */
+    return b < nbytes ? b : nbytes;
+}
+
+static int block_size(void *state, const void *src, size_t n, size_t nbytes, size_t *bsize)
+{
+    (void)state;
+    size_t have;
+    ZC_TRY(check_header(src, n, &have));
+    if (have != nbytes)
+        return zc__err(ZC_ECORRUPT, "blosc: header declares %zu decoded bytes, expected %zu", have, nbytes);
+    const unsigned char *p = src;
+    ZC_TRY(check_format(p[2]));
+    if (p[2] & BLOSC_MEMCPYED) {
+        if (n - BLOSC_MAX_OVERHEAD < nbytes)
+            return zc__err(ZC_ECORRUPT, "blosc: uncompressed buffer of %zu bytes holds less than the %zu declared",
+                           n, nbytes);
+        *bsize = COPY_BLOCK;
+        return 0;
+    }
+    size_t ts = p[3], bs = le32(p + 8);
+    if (nbytes == 0) {
+        *bsize = 1;
+        return 0;
+    }
+    if (ts == 0 || bs == 0 || bs % ts || nbytes % ts)
+        return zc__err(ZC_ECORRUPT, "blosc: blocks of %zu bytes do not hold whole items of %zu bytes", bs, ts);
+    size_t nblocks = nbytes / bs + (nbytes % bs != 0);
+    if (n < BLOSC_MAX_OVERHEAD + 4 * nblocks)
+        return zc__err(ZC_ECORRUPT, "blosc: %zu bytes cannot hold the starts of its %zu blocks", n, nblocks);
+    *bsize = bs;
+    return 0;
+}
+
+static int decode_block(void *state, const void *src, size_t n, size_t nbytes, size_t bsize, size_t j, void *dst)
+{
+    (void)state;
+    const unsigned char *p = src;
+    size_t b0 = j * bsize, size = nbytes - b0 < bsize ? nbytes - b0 : bsize;
+    if (p[2] & BLOSC_MEMCPYED) {
+        memcpy(dst, p + BLOSC_MAX_OVERHEAD + b0, size);
+        return 0;
+    }
+    size_t nblocks = nbytes / bsize + (nbytes % bsize != 0), table = BLOSC_MAX_OVERHEAD + 4 * nblocks;
+    size_t at = le32(p + BLOSC_MAX_OVERHEAD + 4 * j);
+    if (at >= n || at < table)
+        return zc__err(ZC_ECORRUPT, "blosc: block %zu starts at byte %zu, outside the blocks (..%zu)", j, at, n);
+    if (codec_blosc_fast_block(src, n, j, dst)) return 0;
+    size_t ts = p[3];
+    int r = blosc_getitem(src, (int)(b0 / ts), (int)(size / ts), dst);
+    if (r < 0 || (size_t)r != size)
+        return zc__err(ZC_ECORRUPT, "blosc: corrupt data in block %zu (decoded bytes %zu..%zu, error %d)", j, b0,
+                       b0 + size, r);
+    return 0;
+}
+
 static int resolved_shuffle(const blosc_state *s)
 {
     if (s->shuffle >= 0) return s->shuffle;
@@ -276,4 +352,8 @@ const codec_type codec_blosc = {
     .decoded_size = decoded_size,
     .encode = encode,
     .to_json = to_json,
+    .stored_max = stored_max,
+    .block_size = block_size,
+    .block_max = block_max,
+    .decode_block = decode_block,
 };

@@ -360,7 +360,9 @@ static int block_planes(const unsigned char *src, size_t n, size_t at, size_t ts
     return 1;
 }
 
-int codec_blosc_fast_blocks(const void *vsrc, size_t n, void *vdst, size_t j0, size_t j1)
+/* Decode blocks j0..j1 of src into dst, block j at dst + (j - j0) bs
+ * (codec_blosc_fast_blocks with base j0, codec_blosc_fast_block with j0 = j1). */
+static int blocks_at(const void *vsrc, size_t n, void *vdst, size_t j0, size_t j1)
 {
     const unsigned char *src = vsrc;
     unsigned char *dst = vdst;
@@ -389,20 +391,29 @@ int codec_blosc_fast_blocks(const void *vsrc, size_t n, void *vdst, size_t j0, s
             ok = 0;
             break;
         }
+        unsigned char *out = dst + (j - j0) * bs;
         if (!shuffle) {
-            ok = block(src, n, at, ts, split, size, dst + j * bs);
+            ok = block(src, n, at, ts, split, size, out);
         } else {
             const unsigned char *p[256], *tail = NULL;
             ok = block_planes(src, n, at, ts, split, size, SIZE_MAX, tmp, p, &tail);
             if (ok) {
-                unshuffle_items(dst + j * bs, p, ts, 0, size / ts);
-                if (size % ts) memcpy(dst + j * bs + size / ts * ts, tail, size % ts); /* not split: tail set */
+                unshuffle_items(out, p, ts, 0, size / ts);
+                if (size % ts) memcpy(out + size / ts * ts, tail, size % ts); /* not split: tail set */
             }
         }
     }
     if (tmp != stack) zc__free(tmp);
     return ok;
 }
+
+int codec_blosc_fast_blocks(const void *src, size_t n, void *dst, size_t j0, size_t j1)
+{
+    size_t bs = n >= 16 ? le32((const unsigned char *)src + 8) : 0;
+    return blocks_at(src, n, (unsigned char *)dst + j0 * bs, j0, j1);
+}
+
+int codec_blosc_fast_block(const void *src, size_t n, size_t j, void *dst) { return blocks_at(src, n, dst, j, j); }
 
 #if defined(__SSE2__)
 /* n_in runs of `run` (< 16) 4-byte items: run r starts at item i0 + r ss_in

@@ -13,6 +13,8 @@
  * or none, format 2) or does not add up: then libblosc must decode it (dst
  * may hold garbage). Never reads outside src or writes outside the blocks. */
 int codec_blosc_fast_blocks(const void *src, size_t n, void *dst, size_t j0, size_t j1);
+/* The same for block j alone, written at dst (a block's bytes). */
+int codec_blosc_fast_block(const void *src, size_t n, size_t j, void *dst);
 
 /* Decode a blosc1 chunk src[0..n) (lz4, byte shuffle of typesize isz,
  * nbytes_want decoded bytes) block by block into tmp (one block's bytes, left

@@ -206,9 +206,34 @@ static int live_codecs(const codec_chain *ch, int *one)
 
 bool codec_chain_is_blosc(const codec_chain *ch)
 {
+    const codec *c = codec_chain_sole(ch);
+    return c && c->type->decode == codec_blosc.decode;
+}
+
+const codec *codec_chain_sole(const codec_chain *ch)
+{
     int one;
-    return live_codecs(ch, &one) == 1 && ch->c[one].type->decode == codec_blosc.decode && ch->known[one] &&
-           ch->size[one] == ch->ctx.nbytes;
+    if (live_codecs(ch, &one) != 1 || !ch->known[one] || ch->size[one] != ch->ctx.nbytes) return NULL;
+    return &ch->c[one];
+}
+
+size_t codec_chain_nbytes(const codec_chain *ch) { return ch->ctx.nbytes; }
+
+bool codec_chain_has_steps(const codec_chain *ch)
+{
+    const codec *c = codec_chain_sole(ch);
+    return c && c->type->decode_steps;
+}
+
+int codec_chain_decode_steps(const codec_chain *ch, const void *src, size_t n, void *dst, size_t dst_size,
+                             size_t stop, size_t every, void (*step)(void *ctx, size_t done), void *ctx,
+                             size_t *written)
+{
+    const codec *c = codec_chain_sole(ch);
+    if (!c || !c->type->decode_steps) return ZC_EUNSUPPORTED;
+    if (dst_size != ch->ctx.nbytes)
+        return zc__err(ZC_EINVAL, "codec chain: a %zu-byte buffer for a chunk of %zu", dst_size, ch->ctx.nbytes);
+    return c->type->decode_steps(c->state, src, n, dst, dst_size, stop, every, step, ctx, written);
 }
 
 json_t *codec_chain_json(const codec_chain *ch)

@@ -63,6 +63,35 @@ typedef struct codec_type {
     /* For A2A codecs: the shape/dtype of the encoded array, given the input's.
      * NULL means unchanged. */
     int (*encoded_ctx)(void *state, const codec_ctx *in, codec_ctx *out);
+    /* ---- optional hooks: decoding a chunk by parts (NULL: not offered). The
+     * chain asks for them (codec/stream.c, codec_chain_decode_steps), and zarr/
+     * through the chain: no file outside a codec's own names the codec. ---- */
+    /* Most bytes the encoded form of nbytes decoded bytes takes (blosc: a
+     * header more; zstd: ZSTD_compressBound): a stored chunk larger than this
+     * is corrupt, and a projection may count on it. */
+    size_t (*stored_max)(void *state, size_t nbytes);
+    /* Block-wise: the decoded bytes of src[0..n) are blocks of *bsize bytes
+     * (the last may be shorter), each decodable alone. ZC_ECORRUPT unless the
+     * encoded form declares exactly nbytes decoded bytes. */
+    int (*block_size)(void *state, const void *src, size_t n, size_t nbytes, size_t *bsize);
+    /* The largest block a chunk of nbytes has (from the configuration: blosc's
+     * blocksize, or c-blosc's automatic choice, at most 1 MiB). */
+    size_t (*block_max)(void *state, size_t nbytes);
+    /* Decode block j (of bsize bytes, the last nbytes - j bsize) into dst. */
+    int (*decode_block)(void *state, const void *src, size_t n, size_t nbytes, size_t bsize, size_t j, void *dst);
+    /* Step-wise, into the caller's whole buffer: decode src[0..n) into
+     * dst[0..cap) a step at a time, calling step(ctx, done) whenever `every`
+     * more bytes are out and once at the end; with stop < cap it may end once
+     * `stop` bytes are out (codec_zstd_decode_steps says how exactly). */
+    int (*decode_steps)(void *state, const void *src, size_t n, void *dst, size_t cap, size_t stop, size_t every,
+                        void (*step)(void *ctx, size_t done), void *ctx, size_t *written);
+    /* Step-wise with bounded state: an iterator over the nbytes decoded bytes
+     * of src[0..n), handing them out in order (steps_read: exactly the next
+     * len bytes), allocating at most steps_mem(state, nbytes) bytes. */
+    int (*steps_open)(void *state, const void *src, size_t n, size_t nbytes, void **it);
+    int (*steps_read)(void *it, void *dst, size_t len);
+    void (*steps_close)(void *it);
+    size_t (*steps_mem)(void *state, size_t nbytes);
 } codec_type;
 
 typedef struct {
@@ -140,9 +169,51 @@ int codec_chain_decode_range(const codec_chain *ch, const void *src, size_t n, v
 /* True if decoding is one blosc1 buffer and nothing else (besides a bytes codec
  * in native order): the stored chunk can go to codec_blosc_decode_range. */
 bool codec_chain_is_blosc(const codec_chain *ch);
+/* Step-wise decode of one stored chunk into dst (exactly ctx.nbytes) when
+ * the chain is one codec with a decode_steps hook (after a native-order
+ * bytes codec): step(ctx, done) as the hook calls it. ZC_EUNSUPPORTED (no
+ * message) when the chain has no such codec: codec_chain_has_steps says. */
+int codec_chain_decode_steps(const codec_chain *ch, const void *src, size_t n, void *dst, size_t dst_size,
+                             size_t stop, size_t every, void (*step)(void *ctx, size_t done), void *ctx,
+                             size_t *written);
+bool codec_chain_has_steps(const codec_chain *ch);
 /* True if decoding is a plain copy (bytes codec in native order, nothing else):
  * the stored chunk can be used as is. */
 bool codec_chain_is_identity(const codec_chain *ch);
+/* The one codec decoding does anything with (besides skipped native-order
+ * bytes codecs), when its decoded size is the chunk's; NULL otherwise (none:
+ * a plain copy, or several). */
+const codec *codec_chain_sole(const codec_chain *ch);
+/* Decoded bytes of a chunk (ctx.nbytes of the chain). */
+size_t codec_chain_nbytes(const codec_chain *ch);
+/* ---- decoding a chunk in order, a piece at a time (codec/stream.c) ----
+ *
+ * A stream hands out the decoded bytes of one stored chunk in order, holding
+ * at most codec_chain_stream_mem bytes of its own: the chunk is never whole
+ * in memory decoded. Chains that stream: a plain copy (the stored bytes are
+ * the decoded ones), or one bytes→bytes codec (after a native-order bytes
+ * codec) offering block-wise (blosc: one block at a time) or step-wise
+ * (zstd: its window) decoding. Others (gzip, a transpose, filters) do not. */
+typedef struct codec_stream codec_stream;
+
+/* Whether chunks of ch stream; if not, *why (may be NULL) says why in a few
+ * words naming the codec ("gzip decodes whole chunks only"). */
+bool codec_chain_streams(const codec_chain *ch, const char **why);
+/* Bytes an open stream of ch allocates at most (0 if ch does not stream). */
+size_t codec_chain_stream_mem(const codec_chain *ch);
+/* Most bytes a stored chunk of ch takes (any encoding of ctx.nbytes bytes). */
+size_t codec_chain_stored_max(const codec_chain *ch);
+/* Open a stream over the stored chunk src[0..n) (kept by the caller until
+ * the stream is closed). ZC_EUNSUPPORTED if ch does not stream; ZC_ECORRUPT
+ * if the chunk does not decode to ctx.nbytes; ZC_EMEMBOUND naming the block
+ * size when a block is larger than the codec's block_max (what
+ * codec_chain_stream_mem counted). */
+int codec_stream_open(const codec_chain *ch, const void *src, size_t n, codec_stream **out);
+/* The next len decoded bytes into dst (ZC_ECORRUPT past the chunk's end or
+ * on corrupt data). */
+int codec_stream_read(codec_stream *s, void *dst, size_t len);
+void codec_stream_close(codec_stream *s);
+
 /* The chain as a v3 JSON codec list (new reference). */
 json_t *codec_chain_json(const codec_chain *ch);
 

@@ -181,6 +181,13 @@ ZSTD_DCtx *codec_b2b_zstd_dctx(void)
     return t->zd;
 }
 
+ZSTD_DCtx *codec_b2b_zstd_dctx_new(void)
+{
+    ZSTD_DCtx *d = ZSTD_createDCtx_advanced(zstd_mem);
+    if (!d) zc__err(ZC_ENOMEM, "zstd: out of memory creating a decompression context");
+    return d;
+}
+
 struct libdeflate_compressor *codec_b2b_deflate_compressor(int level)
 {
     thread_ctx *t = thread_get();

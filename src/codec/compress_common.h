@@ -63,6 +63,9 @@ struct libdeflate_compressor;
 struct libdeflate_decompressor;
 struct ZSTD_CCtx_s *codec_b2b_zstd_cctx(void);
 struct ZSTD_DCtx_s *codec_b2b_zstd_dctx(void);
+/* A new zstd decompression context of the caller's own (a stream's: its
+ * window is allocated through zcube's allocator, freed with ZSTD_freeDCtx). */
+struct ZSTD_DCtx_s *codec_b2b_zstd_dctx_new(void);
 /* Drop this thread's zstd compression context if it grew past a few MiB
  * (high levels on big chunks), so an idle thread does not pin it. */
 void codec_b2b_zstd_cctx_trim(void);

@@ -14,11 +14,13 @@
  *
  * Decoding checks the prefix against `cap` before touching the block and
  * requires the block to decode to exactly that many bytes (LZ4_decompress_safe
- * never writes past the size it is given). */
+ * never writes past the size it is given). Streams (codec_stream) decode it
+ * in order with 64 KiB of history instead (lz4_steps.c). */
 #include <limits.h>
 #include <lz4.h>
 
 #include "codec/compress_common.h"
+#include "codec/lz4_steps.h"
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
@@ -88,6 +90,12 @@ static int encode(void *state, const void *src, size_t n, zc_buf *out)
     return 0;
 }
 
+static size_t stored_max(void *state, size_t nbytes)
+{
+    (void)state;
+    return 4 + (nbytes <= LZ4_MAX_INPUT_SIZE ? (size_t)LZ4_compressBound((int)nbytes) : nbytes + nbytes / 255 + 16);
+}
+
 static json_t *to_json(void *state, int zarr_format)
 {
     const lz4_state *s = state;
@@ -106,4 +114,9 @@ const codec_type codec_lz4 = {
     .decoded_size = decoded_size,
     .encode = encode,
     .to_json = to_json,
+    .stored_max = stored_max,
+    .steps_open = codec_lz4_steps_open,
+    .steps_read = codec_lz4_steps_read,
+    .steps_close = codec_lz4_steps_close,
+    .steps_mem = codec_lz4_steps_mem,
 };

@@ -148,6 +148,118 @@ static int decoded_size(void *state, const void *src, size_t n, size_t *size, bo
     return 0;
 }
 
+/* ---- decoding by steps (codec.h hooks) ---- */
+
+/* The largest window a stream decodes with: zstd's levels up to 19 use at
+ * most 8 MiB (windowLog 23); frames needing more (--ultra, long mode) are
+ * refused by the stream with a clear error, never decoded past the bound. */
+#define STEPS_WINDOW_LOG 23
+
+static size_t stored_max(void *state, size_t nbytes)
+{
+    (void)state;
+    return ZSTD_compressBound(nbytes);
+}
+
+static int decode_steps(void *state, const void *src, size_t n, void *dst, size_t cap, size_t stop, size_t every,
+                        void (*step)(void *ctx, size_t done), void *ctx, size_t *written)
+{
+    (void)state;
+    return codec_zstd_decode_steps(src, n, dst, cap, stop, every, step, ctx, written);
+}
+
+typedef struct {
+    ZSTD_DCtx *d;
+    ZSTD_inBuffer in;
+    size_t left;   /* decoded bytes not handed out yet */
+    size_t nbytes; /* of the chunk */
+    int wlog;      /* the window allowed */
+} zstd_steps;
+
+/* log2 of the window a stream of a chunk of nbytes allows: what the
+ * configured level compresses a chunk of that size with (zstd's parameters
+ * for the level and the size: zcube, numcodecs and zarr-python all write
+ * so; level 1: 512 KiB for chunks above 256 KiB), and a frame of a known
+ * size no larger than its window holds it whole (single segment), so no more
+ * than nbytes rounded up to a power of two; at least 1 KiB (zstd's
+ * smallest), at most STEPS_WINDOW_LOG. */
+static int steps_window_log(const zstd_state *s, size_t nbytes)
+{
+    int level = s->level == 0 ? ZSTD_CLEVEL_DEFAULT : s->level;
+    if (level > ZSTD_maxCLevel()) level = ZSTD_maxCLevel();
+    int cap = (int)ZSTD_getCParams(level, nbytes, 0).windowLog, log = 10;
+    if (cap > STEPS_WINDOW_LOG) cap = STEPS_WINDOW_LOG;
+    while (log < cap && ((size_t)1 << log) < nbytes) log++;
+    return log;
+}
+
+/* The window, zstd's input and output blocks and the context. */
+static size_t steps_mem(void *state, size_t nbytes)
+{
+    return ZSTD_estimateDStreamSize((size_t)1 << steps_window_log(state, nbytes));
+}
+
+static void steps_close(void *it)
+{
+    zstd_steps *z = it;
+    if (!z) return;
+    ZSTD_freeDCtx(z->d);
+    zc__free(z);
+}
+
+static int steps_open(void *state, const void *src, size_t n, size_t nbytes, void **it)
+{
+    unsigned long long fcs = ZSTD_getFrameContentSize(src, n);
+    if (fcs == ZSTD_CONTENTSIZE_ERROR)
+        return zc__err(ZC_ECORRUPT, "zstd: not a zstd frame, or its header is cut short (%zu bytes)", n);
+    if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs > nbytes)
+        return zc__err(ZC_ECORRUPT, "zstd: frame declares %llu decoded bytes, more than the %zu expected", fcs,
+                       nbytes);
+    zstd_steps *z = zc__calloc(1, sizeof *z);
+    if (!z) return ZC_ENOMEM;
+    if (!(z->d = codec_b2b_zstd_dctx_new())) {
+        zc__free(z);
+        return ZC_ENOMEM;
+    }
+    z->in = (ZSTD_inBuffer){src, n, 0};
+    z->left = z->nbytes = nbytes;
+    z->wlog = steps_window_log(state, nbytes);
+    ZSTD_DCtx_setParameter(z->d, ZSTD_d_windowLogMax, z->wlog);
+    *it = z;
+    return 0;
+}
+
+static int steps_read(void *it, void *dst, size_t len)
+{
+    zstd_steps *z = it;
+    if (len > z->left) return zc__err(ZC_ECORRUPT, "zstd: %zu bytes asked past the end of the chunk", len);
+    ZSTD_outBuffer out = {dst, len, 0};
+    while (out.pos < len) {
+        size_t before = z->in.pos, r = ZSTD_decompressStream(z->d, &out, &z->in);
+        if (ZSTD_isError(r)) {
+            if (ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge)
+                return zc__err(ZC_EMEMBOUND, "zstd: a frame needs a window larger than the %zu KiB its level "
+                               "compresses a chunk of %zu bytes with, which a stream decodes it with (written "
+                               "at another level than the metadata says, or in long mode?)",
+                               ((size_t)1 << z->wlog) >> 10, z->nbytes);
+            return zstd_error(r, z->in.size, len);
+        }
+        if (out.pos < len && z->in.pos == z->in.size && z->in.pos == before)
+            return zc__err(ZC_ECORRUPT, "zstd: data cut short (%zu of the expected bytes missing)",
+                           z->left - out.pos);
+    }
+    z->left -= len;
+    if (z->left == 0) { /* the frames end here, and nothing follows */
+        unsigned char extra;
+        ZSTD_outBuffer one = {&extra, 1, 0};
+        size_t r = z->in.pos < z->in.size ? ZSTD_decompressStream(z->d, &one, &z->in) : 0;
+        if (ZSTD_isError(r)) return zstd_error(r, z->in.size, len);
+        if (one.pos || r != 0 || z->in.pos != z->in.size)
+            return zc__err(ZC_ECORRUPT, "zstd: data decodes to more bytes than expected");
+    }
+    return 0;
+}
+
 static int encode(void *state, const void *src, size_t n, zc_buf *out)
 {
     const zstd_state *s = state;
@@ -200,4 +312,10 @@ const codec_type codec_zstd = {
     .decoded_size = decoded_size,
     .encode = encode,
     .to_json = to_json,
+    .stored_max = stored_max,
+    .decode_steps = decode_steps,
+    .steps_open = steps_open,
+    .steps_read = steps_read,
+    .steps_close = steps_close,
+    .steps_mem = steps_mem,
 };

@@ -45,6 +45,7 @@
 #include "zarr/copy.h"
 #include "zarr/part.h"
 #include "zarr/probe.h"
+#include "zarr/stream.h"
 #include "zarr/zarr.h"
 
 typedef struct {
@@ -241,6 +242,187 @@ static void group_accum(gmember *m, int nd, const int64_t *cnt, const int64_t *b
     }
 }
 
+/* ---- streamed leaves (plan_stream_leaf): a stored input chunk decoded in
+ * order into a tile, never whole ---- */
+
+/* A leaf's region in its read unit (at the unit's origin; smaller than it at
+ * the array's edges) read as runs of `run` elements, one per index of the
+ * dims before k, with what lies between skipped. */
+typedef struct {
+    zarr_stream *zs;
+    size_t isz;
+    int nd, k;
+    int64_t ustride[ZC_MAX_DIMS], ext[ZC_MAX_DIMS], idx[ZC_MAX_DIMS];
+    int64_t run, left, pos; /* run length, its elements not read yet, elements of the unit passed */
+    bool done;
+    unsigned char *tile, *skip; /* the next elements; a tile to skip through (edge blocks only) */
+    size_t tile_n;
+} sleaf;
+
+static int sleaf_open(sleaf *l, zc_array *leaf, const int64_t *unit, const int64_t *cnt, size_t tile_n)
+{
+    zc_zarr *z = leaf->p.zarr.z;
+    memset(l, 0, sizeof *l);
+    l->isz = leaf->itemsize;
+    l->nd = leaf->ndim;
+    l->tile_n = tile_n;
+    int64_t st = 1;
+    for (int d = l->nd - 1; d >= 0; d--) {
+        l->ustride[d] = st;
+        st *= z->rchunk[d];
+        l->ext[d] = cnt[d];
+    }
+    int k = l->nd - 1;
+    while (k > 0 && l->ext[k] == z->rchunk[k]) k--;
+    l->k = k < 0 ? 0 : k;
+    l->run = l->nd ? l->ext[l->k] * l->ustride[l->k] : 1;
+    if (!(l->tile = zc__malloc(tile_n * l->isz))) return ZC_ENOMEM;
+    return zarr_stream_open(z, unit, &l->zs);
+}
+
+static int sleaf_close(sleaf *l)
+{
+    int rc = zarr_stream_close(l->zs);
+    zc__free(l->tile);
+    zc__free(l->skip);
+    memset(l, 0, sizeof *l);
+    return rc;
+}
+
+/* Pass n elements of the unit (decoded and dropped). */
+static int sleaf_skip(sleaf *l, int64_t n)
+{
+    if (n > 0 && !l->skip && !(l->skip = zc__malloc(l->tile_n * l->isz))) return ZC_ENOMEM;
+    while (n > 0) {
+        int64_t t = n < (int64_t)l->tile_n ? n : (int64_t)l->tile_n;
+        ZC_TRY(zarr_stream_read(l->zs, l->skip, (size_t)t * l->isz));
+        n -= t;
+        l->pos += t;
+    }
+    return 0;
+}
+
+/* The next n (<= tile_n) elements of the region into l->tile. */
+static int sleaf_next(sleaf *l, int64_t n)
+{
+    int64_t got = 0;
+    while (got < n) {
+        if (l->left == 0) {
+            if (l->done) return zc__err(ZC_EINTERNAL, "streamed leaf: read past its region");
+            int64_t at = 0;
+            for (int d = 0; d < l->k; d++) at += l->idx[d] * l->ustride[d];
+            ZC_TRY(sleaf_skip(l, at - l->pos));
+            l->left = l->run;
+            int d = l->k - 1; /* the next run's index */
+            for (; d >= 0; d--) {
+                if (++l->idx[d] < l->ext[d]) break;
+                l->idx[d] = 0;
+            }
+            if (d < 0) l->done = true;
+        }
+        int64_t t = l->left < n - got ? l->left : n - got;
+        ZC_TRY(zarr_stream_read(l->zs, l->tile + (size_t)got * l->isz, (size_t)t * l->isz));
+        got += t;
+        l->left -= t;
+        l->pos += t;
+    }
+    return 0;
+}
+
+/* Accumulate elements [a, a + n) (C order) of the input block into member m:
+ * cut into boxes contiguous in C order (at most 2 per dim), each evaluated
+ * from the streamed leaves' tiles (element e at tile + (e - a)) and the
+ * other leaves' blocks (gbuf, by their strides), then accumulated. */
+static void stream_accum(gmember *m, int nd, const int64_t *cnt, const int64_t *base, int64_t a, int64_t n,
+                         unsigned char *const *gbuf, sleaf *const *sl, zc_array *const *glv,
+                         int64_t (*lstride)[ZC_MAX_DIMS])
+{
+    const typeof(m->a->p.reduce) *r = &m->a->p.reduce;
+    size_t isz = m->in->itemsize, asz = red_acc_size(r->op, r->in_dtype);
+    int64_t bs[ZC_MAX_DIMS], as[ZC_MAX_DIMS], b = 1, acc_n = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        bs[d] = b;
+        b *= cnt[d];
+        as[d] = ((r->axes >> d) & 1) ? 0 : acc_n;
+        if (!((r->axes >> d) & 1)) acc_n *= cnt[d];
+    }
+    const void *ptr[64];
+    int64_t st[64];
+    for (int64_t e = a, end = a + n; e < end;) {
+        /* the box starting at e: whole in the dims after k, up to the end along k */
+        int64_t c[ZC_MAX_DIMS], rem = e, ext[ZC_MAX_DIMS], tbase[ZC_MAX_DIMS], accoff = 0;
+        for (int d = 0; d < nd; d++) {
+            c[d] = rem / bs[d];
+            rem %= bs[d];
+        }
+        int k = nd - 1;
+        while (k > 0 && c[k] == 0 && end - e >= bs[k - 1]) k--;
+        for (int d = 0; d < nd; d++) {
+            ext[d] = d < k ? 1 : d > k ? cnt[d] : 0;
+            tbase[d] = base[d] + c[d];
+            accoff += c[d] * as[d];
+        }
+        int64_t along = (end - e) / bs[k], room = cnt[k] - c[k];
+        ext[k] = along < room ? along : room;
+        int64_t boxn = ext[k] * bs[k];
+        unsigned char *vals;
+        if (!m->prog) {
+            int q = m->leaf[0];
+            vals = sl[q] ? sl[q]->tile + (size_t)(e - a) * isz : gbuf[q] + (size_t)e * isz;
+        } else {
+            vals = m->tile + (size_t)(e - a) * isz;
+            bool flat = true;
+            for (int i = 0; i < m->nleaf && flat; i++) {
+                int q = m->leaf[i];
+                for (int d = 0; d < nd && !sl[q]; d++) flat &= lstride[q][d] == bs[d] || ext[d] == 1;
+            }
+            int64_t L = flat ? boxn : ext[nd - 1], rows = boxn / L, j[ZC_MAX_DIMS];
+            memcpy(j, c, sizeof(int64_t) * (size_t)nd);
+            for (int64_t row = 0; row < rows; row++) {
+                int64_t rowflat = 0;
+                for (int d = 0; d < nd; d++) rowflat += j[d] * bs[d];
+                for (int i = 0; i < m->nleaf; i++) {
+                    int q = m->leaf[i];
+                    if (sl[q]) {
+                        ptr[i] = sl[q]->tile + (size_t)(rowflat - a) * glv[q]->itemsize;
+                        st[i] = 1;
+                    } else {
+                        int64_t o = 0;
+                        for (int d = 0; d < nd; d++) o += j[d] * lstride[q][d];
+                        ptr[i] = gbuf[q] + o * (int64_t)glv[q]->itemsize;
+                        st[i] = flat ? 1 : lstride[q][nd - 1];
+                    }
+                }
+                ew_eval(m->prog, (size_t)L, ptr, st, vals + (size_t)(rowflat - e) * isz);
+                for (int d = nd - 2; d >= 0; d--) {
+                    if (++j[d] < c[d] + ext[d]) break;
+                    j[d] = c[d];
+                }
+            }
+        }
+        red_accum(r->op, r->in_dtype, m->acc + (size_t)accoff * asz, nd, ext, r->axes, vals, tbase, m->in->shape);
+        e += boxn;
+    }
+}
+
+/* The input block at ic of a group task whose leaves include streamed ones
+ * (sl[q] set): tile by tile, every member accumulating each tile while it is
+ * in cache. The other leaves' blocks are in gbuf. */
+static int stream_block(gmember *m, int n, int nd, const int64_t *cnt, const int64_t *base, unsigned char *const *gbuf,
+                        sleaf *const *sl, int ng, zc_array *const *glv, int64_t (*lstride)[ZC_MAX_DIMS], size_t tile_n)
+{
+    int64_t total = 1;
+    for (int d = 0; d < nd; d++) total *= cnt[d];
+    for (int64_t a = 0; a < total;) {
+        int64_t t = total - a < (int64_t)tile_n ? total - a : (int64_t)tile_n;
+        for (int q = 0; q < ng; q++)
+            if (sl[q]) ZC_TRY(sleaf_next(sl[q], t));
+        for (int i = 0; i < n; i++) stream_accum(&m[i], nd, cnt, base, a, t, gbuf, sl, glv, lstride);
+        a += t;
+    }
+    return 0;
+}
+
 /* One task of a group: output block b of every reduction whose stage has group ==
  * lead, reading each distinct input block once. */
 static int reduce_group_block(stage_ctx *c, int64_t b)
@@ -290,6 +472,12 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
     /* the input blocks of output block b (the same for every member) */
     zc_array *in0 = m[0].in;
     int nd = in0->ndim;
+    size_t tile_n = plan_stream_tile(in0);
+    bool streams = false; /* some leaf streams (plan_stream_leaf): the members' tiles are streamed tiles */
+    for (int q = 0; q < ng; q++) {
+        const char *why;
+        streams |= plan_stream_leaf(in0, glv[q], &why);
+    }
     int64_t lo[ZC_MAX_DIMS], hi[ZC_MAX_DIMS], ic[ZC_MAX_DIMS];
     size_t nacc;
     bool empty = !reduce_range(m[0].a, b, lo, hi, &nacc);
@@ -300,30 +488,47 @@ static int reduce_group_block(stage_ctx *c, int64_t b)
         g->out_bytes = node_region_bytes(g->a, g->osel);
         g->out = zc__malloc(g->out_bytes ? g->out_bytes : 1);
         g->acc = (r->flags & ROUND_LAST) ? zc__malloc_array(nacc ? nacc : 1, red_acc_size(r->op, r->in_dtype)) : g->out;
-        g->tile = g->prog ? zc__malloc(GROUP_TILE > g->in->itemsize ? GROUP_TILE : g->in->itemsize) : NULL;
+        size_t tb = streams ? tile_n * g->in->itemsize : GROUP_TILE > g->in->itemsize ? GROUP_TILE : g->in->itemsize;
+        g->tile = g->prog ? zc__malloc(tb) : NULL;
         if (!g->out || !g->acc || (g->prog && !g->tile)) {
             rc = ZC_ENOMEM;
             goto out;
         }
         red_init(r->op, r->in_dtype, g->acc, nacc);
     }
+    sleaf *sl[64] = {0};
     while (!empty) {
         zc_range sel[ZC_MAX_DIMS];
         int64_t cnt[ZC_MAX_DIMS], base[ZC_MAX_DIMS];
+        bool streamed = false;
         reduce_input_block(in0, ic, sel, cnt, base);
         for (int q = 0; q < ng && rc == 0; q++) {
             zc_array *l = glv[q];
             zc_range lsel[ZC_MAX_DIMS];
             node_leaf_sel(in0, l, sel, lsel, lstride[q]);
+            const char *why;
+            if (plan_stream_leaf(in0, l, &why)) {
+                streamed = true;
+                if (!(sl[q] = zc__calloc(1, sizeof *sl[q]))) rc = ZC_ENOMEM;
+                else rc = sleaf_open(sl[q], l, ic, cnt, tile_n);
+                continue;
+            }
             size_t nb = node_region_bytes(l, lsel);
             if (!(gbuf[q] = zc__malloc(nb ? nb : 1))) rc = ZC_ENOMEM;
             else rc = node_region(l, lsel, gbuf[q]);
         }
-        if (rc == 0)
+        if (rc == 0 && streamed) rc = stream_block(m, n, nd, cnt, base, gbuf, sl, ng, glv, lstride, tile_n);
+        else if (rc == 0)
             for (int i = 0; i < n; i++) group_accum(&m[i], nd, cnt, base, gbuf, glv, lstride);
         for (int q = 0; q < ng; q++) {
             zc__free(gbuf[q]);
             gbuf[q] = NULL;
+            if (sl[q]) {
+                int crc = sleaf_close(sl[q]);
+                if (rc == 0) rc = crc;
+                zc__free(sl[q]);
+                sl[q] = NULL;
+            }
         }
         if (rc < 0) goto out;
         if (!reduce_next_block(nd, lo, hi, ic)) break;

@@ -14,6 +14,7 @@
 #include "plan/kind.h"
 #include "plan/rechunk_plan.h"
 #include "zarr/probe.h"
+#include "zarr/stream.h"
 #include "zarr/zarr.h"
 
 /* a task's fixed bookkeeping: small allocations (selection plans, chunk keys, request
@@ -298,9 +299,61 @@ bool plan_same_grid(const zc_array *a, const zc_array *b)
     return true;
 }
 
+bool plan_stream_leaf(const zc_array *in, const zc_array *l, const char **why)
+{
+    *why = NULL;
+    if (l->kind != NODE_ZARR || !l->p.zarr.z) return false;
+    const zc_zarr *z = l->p.zarr.z;
+    bool same = l->ndim == in->ndim;
+    for (int d = 0; d < l->ndim && same; d++)
+        same = l->shape[d] == in->shape[d] && l->chunks[d] == in->chunks[d] && z->rchunk[d] == in->chunks[d];
+    if (!same) {
+        *why = "broadcast or chunks other than the blocks";
+        return false;
+    }
+    return zarr_streams(z, why);
+}
+
+size_t plan_stream_tile(const zc_array *in)
+{
+    size_t isz = in->itemsize;
+    for (int i = 0; i < in->ninputs; i++)
+        if (in->inputs[i]->itemsize > isz) isz = in->inputs[i]->itemsize;
+    if (in->kind == NODE_EW && in->stage < 0) { /* the leaves' items may be wider than the fused result's */
+        const zc_array *lv[64];
+        int k = ew_node_leaves(in, lv, 0);
+        for (int i = 0; i < k; i++)
+            if (lv[i]->itemsize > isz) isz = lv[i]->itemsize;
+    }
+    size_t n = GROUP_TILE / (isz ? isz : 1), block = 1;
+    for (int d = 0; d < in->ndim; d++) block *= (size_t)in->chunks[d];
+    if (block < n) n = block;
+    return n ? n : 1;
+}
+
+/* Whether a group task streams some leaf (then every member's tile is a
+ * streamed tile: plan_stream_tile). */
+static bool group_streams(const plan *p, const int *m, int n)
+{
+    const zc_array *lv[64];
+    for (int i = 0; i < n; i++) {
+        const zc_array *a = p->stages[m[i]].node;
+        int k = round_leaves(a, lv);
+        for (int j = 0; j < k; j++) {
+            const char *why;
+            if (plan_stream_leaf(a->inputs[0], lv[j], &why)) return true;
+        }
+    }
+    return false;
+}
+
 /* One group task holds: every member's output block (and accumulators apart in a
  * last round), a tile per member, each distinct leaf's block, the scratch of one
- * read at a time, and the writes, one after another. */
+ * read at a time, and the writes, one after another. A streamed leaf holds its
+ * stream (the stored chunk, a block or window: zarr_stream_mem) and a tile (and
+ * one more to skip what an edge block leaves out) instead of its block; when a
+ * leaf streams, the leaves are closed before the writes begin, so the reads and
+ * the writes are not held at once. */
 static size_t group_projection(const plan *p, const int *m, int n, int *shared)
 {
     const zc_array *lv[64], *all[64];
@@ -311,7 +364,7 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
     for (int i = 0; i < n; i++) {
         const zc_array *a = p->stages[m[i]].node, *in = a->inputs[0];
         size_t out = node_chunk_bytes(a);
-        outs += out + GROUP_TILE;
+        outs += out + (group_streams(p, m, n) ? plan_stream_tile(in) * in->itemsize : GROUP_TILE);
         if ((WRITE_COPIES - 1) * out > write) write = (WRITE_COPIES - 1) * out;
         if (a->p.reduce.flags & ROUND_LAST) {
             size_t nacc = 1;
@@ -330,7 +383,14 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
             }
         }
     }
+    bool streamed = false;
     for (int q = 0; q < nall; q++) {
+        const char *why;
+        if (plan_stream_leaf(root[q], all[q], &why)) {
+            streamed = true;
+            leaves += zarr_stream_mem(all[q]->p.zarr.z) + 2 * plan_stream_tile(root[q]) * all[q]->itemsize;
+            continue;
+        }
         int64_t c0[ZC_MAX_DIMS] = {0};
         zc_range sel[ZC_MAX_DIMS], ls[ZC_MAX_DIMS];
         node_block_region(root[q], c0, sel);
@@ -339,7 +399,28 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
         size_t s = proj(all[q], ls);
         if (s > scratch) scratch = s;
     }
+    if (streamed) return TASK_BOOKKEEPING + outs + acc + (leaves + scratch > write ? leaves + scratch : write);
     return TASK_BOOKKEEPING + outs + write + acc + leaves + scratch;
+}
+
+/* plan_stage.stream of a group's leader: whether its stored sources stream. */
+static void stream_note(plan *p, const int *m, int n)
+{
+    const zc_array *lv[64];
+    plan_stage *s = &p->stages[m[0]];
+    bool any = false;
+    const char *not = NULL;
+    for (int i = 0; i < n; i++) {
+        const zc_array *in = p->stages[m[i]].node->inputs[0];
+        int k = round_leaves(p->stages[m[i]].node, lv);
+        for (int j = 0; j < k; j++) {
+            const char *why;
+            if (plan_stream_leaf(in, lv[j], &why)) any = true;
+            else if (why && !not) not = why;
+        }
+    }
+    if (not) snprintf(s->stream, sizeof s->stream, "%swhole chunks: %s", any ? "streamed, some " : "", not);
+    else if (any) snprintf(s->stream, sizeof s->stream, "streamed");
 }
 
 /* Group first rounds that share a read (greedily, within the memory limit). */
@@ -366,15 +447,17 @@ static void group_reductions(plan *p)
             }
         }
         /* alone, a first round over a fused input still gains: tiles instead of a
-         * block-sized temporary */
+         * block-sized temporary; and so does one streaming its input */
         const zc_array *in = p->stages[k].node->inputs[0];
-        if (n == 1 && !(in->kind == NODE_EW && in->stage < 0)) continue;
+        const char *why;
+        if (n == 1 && !(in->kind == NODE_EW && in->stage < 0) && !plan_stream_leaf(in, in, &why)) continue;
         size_t gp = group_projection(p, m, n, &shared);
         if (n == 1 && gp > p->stages[k].projected) continue; /* never worse than the stage alone */
         for (int i = 0; i < n; i++) {
             p->stages[m[i]].group = k;
             p->stages[m[i]].projected = gp; /* the task that computes it */
         }
+        stream_note(p, m, n);
     }
 }
 
@@ -562,6 +645,7 @@ char *plan_to_json(const plan *p, bool ran, double seconds)
         }
         json_object_set_new(o, "inputs", inputs);
         if (s->group >= 0) json_object_set_new(o, "group", json_integer(s->group)); /* run by that stage's tasks */
+        if (s->stream[0]) json_object_set_new(o, "stream", json_string(s->stream));
         if (s->copy[0] > 0) {
             json_t *cb = json_array();
             for (int d = 0; d < a->ndim; d++) json_array_append_new(cb, json_integer(s->copy[d]));

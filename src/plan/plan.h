@@ -44,6 +44,11 @@ typedef struct {
      * is the only reader of an intermediate whose chunks nest in its blocks: each task
      * erases the input chunks it read once its block is written */
     bool erase_input;
+    /* a first round reading stored sources (group leader): "streamed" when its
+     * tasks decode input chunks a piece at a time into the tile loop (the
+     * chunks are never whole in memory decoded), else "whole chunks: <why>";
+     * "" otherwise (plan_stream_leaf) */
+    char stream[96];
     /* filled by the run */
     double seconds;
     size_t measured;         /* max over tasks of the task's allocation peak */
@@ -98,6 +103,15 @@ int plan_write_doc(const zc_plan *z, const char *work_dir, const char *path);
  * and a NUL into hex): the hash of its compact text with sorted keys, the same
  * text whoever wrote the file. */
 int plan_doc_checksum(json_t *doc, char *hex);
+/* Whether a group task (a first reduction round over input `in`) streams
+ * leaf l: a stored source read in chunks that are in's blocks, not
+ * broadcast, with codecs that stream (zarr_streams). If not, *why says why
+ * for a stored source whose codecs or layout do not allow it (NULL for
+ * leaves that are not stored sources: nothing to say). exec/run.c and the
+ * projection ask the same question. */
+bool plan_stream_leaf(const zc_array *in, const zc_array *l, const char **why);
+/* Elements of a streamed tile: what a group task evaluates at once (at most a block). */
+size_t plan_stream_tile(const zc_array *in);
 /* Whether two first reduction rounds read the same input blocks (group members). */
 bool plan_same_grid(const zc_array *a, const zc_array *b);
 void plan_free(plan *p);

@@ -221,8 +221,10 @@ int progress_print_plan(FILE *f, const char *plan_json, const char *out_name)
         const char *dt = json_string_value(json_object_get(o, "dtype"));
         int exceeds = limit > 0 && pm > limit;
         over += exceeds;
-        fprintf(f, "  %-28s %-18s %-14s %-12s %10lld %11s  %-7s %s%s%s\n", op_name(o), shape, chunks, dt ? dt : "-",
-                iget(o, "tasks"), proj, inputs, fused, json_is_true(json_object_get(o, "output")) ? " -> output" : "",
+        const char *stream = json_string_value(json_object_get(o, "stream"));
+        fprintf(f, "  %-28s %-18s %-14s %-12s %10lld %11s  %-7s %s%s%s%s%s%s\n", op_name(o), shape, chunks,
+                dt ? dt : "-", iget(o, "tasks"), proj, inputs, fused, stream ? " (" : "", stream ? stream : "",
+                stream ? ")" : "", json_is_true(json_object_get(o, "output")) ? " -> output" : "",
                 exceeds ? "  ** exceeds the memory bound **" : "");
     }
     if (peak >= 0) {

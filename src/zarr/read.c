@@ -40,7 +40,6 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "codec/blosc_fast.h"
-#include "codec/zstd.h"
 #include "zarr/copy.h"
 #include "zarr/read.h"
 #include "zarr/select.h"
@@ -55,7 +54,7 @@
 #define KEY_LEN 1024
 #define MAP_MIN ((size_t)256 << 10) /* plain reads map chunk files of at least this decoded size */
 #define STREAM_MIN ((size_t)16 << 20) /* reads at least this big may write dst with non-temporal stores */
-#define ZSTD_STEP ((size_t)128 << 10) /* zstd units: rows put in place after each block (<= 128 KiB) */
+#define STEP ((size_t)128 << 10) /* step-wise units: rows put in place after each step (zstd: a block, <= 128 KiB) */
 /* Stored bytes no encoding of a unit of n decoded bytes reaches (incompressible
  * data grows by a small fraction plus headers in every codec): a chunk object
  * larger than this is refused before it is read (a stored-size bomb). */
@@ -77,7 +76,7 @@ typedef struct {
     bool map_chunks;        /* unsharded, not identity: map chunk files (store_map) where the store can */
     bool drop_maps;         /* ZARR_READ_DROP: drop the pages of every mapping once decoded */
     bool drop_whole;        /* plain reads: drop those of chunks read whole, keep those read in part */
-    bool zstd;              /* units are zstd frames alone: parts decoded a block at a time, rows put in place as they come */
+    bool steps;             /* units decode step-wise (codec_chain_has_steps: zstd): parts a step at a time, rows put in place as they come */
     bool stream;            /* dst is much bigger than the cache: scatter with non-temporal stores */
 } read_ctx;
 
@@ -172,7 +171,7 @@ static bool copy_nd_stream(unsigned char *dst, const int64_t *dstride, const uns
 }
 
 /* The selected rows of a unit (innermost dim contiguous on both sides), put
- * in place as its decoded bytes arrive (codec_zstd_decode_steps): a row is
+ * in place as its decoded bytes arrive (codec_chain_decode_steps): a row is
  * copied once the bytes decoded so far hold it, so it is read back from the
  * cache, not from memory. */
 typedef struct {
@@ -236,24 +235,6 @@ static void rows_step(void *vw, size_t done)
         }
         if (d < 0) w->end = true;
     }
-}
-
-/* Whether a unit's codecs are zstd alone (after a bytes codec in native
- * order, which copies nothing): its chunks then go to codec_zstd_decode_steps.
- * Read from the metadata's codec list (v2 entries keep numcodecs' "id"). */
-static bool codecs_zstd_alone(const zc_zarr *a)
-{
-    const json_t *l = a->m.sharded ? a->m.inner_codecs : a->m.codecs;
-    if (!json_is_array(l) || json_array_size(l) != 2) return false;
-    const json_t *b = json_array_get(l, 0), *z = json_array_get(l, 1);
-    const char *bn = json_string_value(json_object_get(b, "name"));
-    const char *zn = json_string_value(json_object_get(z, "name"));
-    if (!zn) zn = json_string_value(json_object_get(z, "id"));
-    if (!bn || strcmp(bn, "bytes") || !zn || strcmp(zn, "zstd")) return false;
-    const char *e = json_string_value(json_object_get(json_object_get(b, "configuration"), "endian"));
-    const uint16_t one = 1;
-    bool little = *(const unsigned char *)&one == 1;
-    return !e || a->m.dtype.size == 1 || !strcmp(e, little ? "little" : "big");
 }
 
 /* Byte offset in dst and the copy geometry of touched unit t. */
@@ -670,8 +651,8 @@ static int read_group(void *vctx, size_t g, int slot)
                                          r->dst + dst_off, s->ostride, sstride, count, s->ndim, src_off, r->stream))
                 continue;
         }
-        if (!whole && r->zstd) {
-            /* a part of a zstd unit: a block at a time into scratch, each row
+        if (!whole && r->steps) {
+            /* a part of a unit decoded step-wise (zstd): a step at a time into scratch, each row
              * put in place while in cache, stopping at the part's last byte.
              * Whole units decode in one call (ZSTD_decompressContinue copies
              * more than the one-shot decoder: 9% more instructions, more CPU
@@ -684,13 +665,13 @@ static int read_group(void *vctx, size_t g, int slot)
             if (row_walk_init(&w, r->dst + dst_off, s->ostride, r->scratch[slot], src_off, sstride, count, s->ndim,
                               a->m.dtype.size, r->stream)) {
                 size_t got;
-                rc = codec_zstd_decode_steps(q->data, q->size, r->scratch[slot], a->rchunk_nbytes, hi[i], ZSTD_STEP,
-                                             rows_step, &w, &got);
+                rc = codec_chain_decode_steps(a->chain, q->data, q->size, r->scratch[slot], a->rchunk_nbytes, hi[i],
+                                              STEP, rows_step, &w, &got);
 #if defined(__SSE2__)
                 if (r->stream) _mm_sfence();
 #endif
                 if (rc == 0 && !w.end) /* cannot be: the frames ended before hi */
-                    rc = zc__err(ZC_ECORRUPT, "zstd: data decodes to %zu bytes, expected %zu", got, a->rchunk_nbytes);
+                    rc = zc__err(ZC_ECORRUPT, "data decodes to %zu bytes, expected %zu", got, a->rchunk_nbytes);
                 if (rc < 0) {
                     if (a->m.sharded)
                         zc__err_wrap(rc, "array '%s': shard '%s', inner chunk at byte offset %llu (%zu bytes)",
@@ -911,7 +892,7 @@ int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size,
     r.identity = codec_chain_is_identity(a->chain);
     r.blosc = codec_chain_is_blosc(a->chain) && a->rchunk_nbytes >= TWO_STEP_MIN;
     r.scatter = codec_chain_is_blosc(a->chain) && a->m.dtype.size > 1;
-    r.zstd = !r.identity && codecs_zstd_alone(a);
+    r.steps = !r.identity && codec_chain_has_steps(a->chain);
     /* plain reads map only big chunks: for small ones a mapping, its page
      * faults and dropping its pages cost more than a batched read */
     r.map_chunks = !a->m.sharded && !a->st->io_depth && (r.identity ? !(flags & ZARR_READ_MAP) && a->rchunk_nbytes >= MAP_MIN
