@@ -730,6 +730,18 @@ ZC_API int zc_full_like(zc_array *x, double value, zc_dtype dtype, zc_array **ou
  */
 ZC_API int zc_cumulative_sum(zc_array *x, int axis, zc_dtype dtype, int include_initial, zc_array **out);
 ZC_API int zc_cumulative_prod(zc_array *x, int axis, zc_dtype dtype, int include_initial, zc_array **out);
+/**
+ * Sorted copy of x along axis (zc_sort), or the int64 indices that sort it
+ * (zc_argsort), as the array API's sort/argsort: stable (equal values keep
+ * their order, also when descending), NaNs last in both orders, -0 equal to
+ * +0. Bool, integer and real float dtypes; x has at least one dimension. The
+ * result has x's shape and chunks, except along axis where chunks are at least
+ * min(4096, length). Sorted lines that fit one task are sorted whole; longer
+ * ones by an external sample sort planned within the memory bound (sorted runs,
+ * then a merge per block of the result: plan/sort.h).
+ */
+ZC_API int zc_sort(zc_array *x, int axis, int descending, zc_array **out);
+ZC_API int zc_argsort(zc_array *x, int axis, int descending, zc_array **out);
 
 /* ===================================================================== 10. Linear algebra [stable] */
 

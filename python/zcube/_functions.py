@@ -334,6 +334,17 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _wrap(_zcube.cumulative("prod", x._node, axis, dt, bool(include_initial)), x, op="cumulative_prod")
 
 
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    """Sorted copy along axis; always stable, NaNs last in both orders. Lines
+    longer than one task's memory are sorted externally under the bound."""
+    return _wrap(_zcube.sort(x._node, int(axis), bool(descending), False), x, op="sort")
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    """Indices (int64) that sort x along axis; stable, NaNs last in both orders."""
+    return _wrap(_zcube.sort(x._node, int(axis), bool(descending), True), x, op="argsort")
+
+
 def nonzero(x, /):
     """Indices of the non-zero elements (data-dependent: computes x now)."""
     if x.ndim == 0:

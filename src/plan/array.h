@@ -18,7 +18,8 @@
  *            functions (plan/manip.c, see plan/manip.h)
  *   MATMUL   (batched) matrix product of two inputs (plan/matmul.c)
  *   DECOMP   QR, SVD, solve... (LAPACK) and TSQR's pieces (plan/decomp.c)
- *   FFT      1-D transforms along an axis held whole by every input block (plan/fft.c) */
+ *   FFT      1-D transforms along an axis held whole by every input block (plan/fft.c)
+ *   SORT     sort/argsort along an axis: whole lines, or sorted runs and their merge (plan/sort.c) */
 #ifndef ZC_PLAN_ARRAY_H
 #define ZC_PLAN_ARRAY_H
 
@@ -39,6 +40,7 @@ typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_S
               /* plan/matmul.h */ NODE_MATMUL,
               /* plan/decomp.h */ NODE_DECOMP,
               /* plan/fft.h */ NODE_FFT,
+              /* plan/sort.h */ NODE_SORT,
               NODE_KIND_END_ /* the number of kinds (plan/kind.c has a row for each) */ } node_kind;
 
 typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
@@ -111,6 +113,17 @@ struct zc_array {
             int64_t tw_n;                 /* its denominator */
         } fft;
         struct { int op; int64_t band, group; } decomp; /* plan/decomp.h: la_op, rows per band, bands per group */
+        struct {                          /* plan/sort.h */
+            int axis;                     /* sorted dim of the values' array */
+            int step;                     /* sort_step */
+            int descending;               /* 1: by decreasing value (ties keep their order; NaNs last) */
+            int indices;                  /* 1: the result is argsort's indices (int64) */
+            zc_dtype vdtype;              /* dtype of the values sorted */
+            int64_t run;                  /* RUNS, MERGE: elements per run (the last may be shorter) */
+            int64_t samples;              /* RUNS, MERGE: samples kept per run */
+            int64_t nruns;                /* RUNS, MERGE: runs per line */
+            int64_t block;                /* MERGE: elements along the axis one task writes */
+        } sort;
     } p;
     /* A plan's own node: plan_build copies the caller's graph (node_clone), so
      * graphs stay immutable values any number of plans and threads may share;

@@ -21,6 +21,7 @@ extern const node_kind_def kind_reshape, kind_view, kind_concat, kind_gather, ki
 extern const node_kind_def kind_matmul;                                       /* plan/matmul.c */
 extern const node_kind_def kind_decomp;                                       /* plan/decomp.c */
 extern const node_kind_def kind_fft;                                          /* plan/fft.c */
+extern const node_kind_def kind_sort;                                         /* plan/sort.c */
 
 static const node_kind_def *const KINDS[NODE_KIND_END_] = {
     [NODE_ZARR] = &kind_zarr,       [NODE_BUFFER] = &kind_buffer, [NODE_CREATE] = &kind_create,
@@ -29,6 +30,7 @@ static const node_kind_def *const KINDS[NODE_KIND_END_] = {
     [NODE_RESHAPE] = &kind_reshape, [NODE_VIEW] = &kind_view,     [NODE_CONCAT] = &kind_concat,
     [NODE_GATHER] = &kind_gather,   [NODE_TOTALS] = &kind_totals, [NODE_SCAN] = &kind_scan,
     [NODE_MATMUL] = &kind_matmul,   [NODE_DECOMP] = &kind_decomp, [NODE_FFT] = &kind_fft,
+    [NODE_SORT] = &kind_sort,
 };
 
 const node_kind_def *kind_def(node_kind k) { return KINDS[k]; }
