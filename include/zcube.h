@@ -742,6 +742,16 @@ ZC_API int zc_cumulative_prod(zc_array *x, int axis, zc_dtype dtype, int include
  */
 ZC_API int zc_sort(zc_array *x, int axis, int descending, zc_array **out);
 ZC_API int zc_argsort(zc_array *x, int axis, int descending, zc_array **out);
+/**
+ * For each value of x2, the index where it would be inserted into the sorted
+ * 1-D x1 to keep it sorted (int64, x2's shape), as the array API's
+ * searchsorted: right 0 ("left"): before equal values, 1 ("right"): after
+ * them; x1 sorted as zc_sort sorts (NaNs last). sorter NULL, or argsort(x1)
+ * (x1 is then sorted first). Values of two dtypes are compared as float64.
+ * Any length of x1: a task reads x1's first value of every chunk and the
+ * chunks of x1 its values fall in, one at a time.
+ */
+ZC_API int zc_searchsorted(zc_array *x1, zc_array *x2, int right, zc_array *sorter, zc_array **out);
 
 /* ===================================================================== 10. Linear algebra [stable] */
 

@@ -441,3 +441,50 @@ TEST(sort_saved_plan_in_parts)
     zc_array_release(u);
     exec_rm_tree(dir);
 }
+
+/* searchsorted into a sorted x1 longer than a task (an external sort's result
+ * under the same bound), both sides, against a direct count; and errors. */
+TEST(searchsorted_long_sorted_array)
+{
+    int64_t n = 200000, m = 3000, s1[] = {n}, c1[] = {4096}, s2[] = {m}, c2[] = {500};
+    double *x = awkward(n, 2000, 97, 7), *v = awkward(m, 2500, 50, 8);
+    zc_array *xa, *va, *sx, *srt;
+    CHECK_OK(zc_asarray(x, ZC_FLOAT64, 1, s1, c1, &xa));
+    CHECK_OK(zc_asarray(v, ZC_FLOAT64, 1, s2, c2, &va));
+    CHECK_OK(zc_sort(xa, 0, 0, &sx));
+    double *sorted = calc(sx, (size_t)3 << 20, NULL);
+    for (int right = 0; right <= 1; right++) {
+        CHECK_OK(zc_searchsorted(sx, va, right, NULL, &srt));
+        char *plan;
+        int64_t *got = calc(srt, (size_t)3 << 20, &plan);
+        CHECK(plan && strstr(plan, "sort (merge)") && strstr(plan, "searchsorted"));
+        zc_free(plan);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < m; i++) {
+            int64_t want = 0; /* values before v[i] in NaN-last order: < (left) or <= (right) */
+            for (int64_t j = 0; j < n; j++) {
+                double a = sorted[j], b = v[i];
+                bool less = b != b ? (a == a || right) : (a == a && (a < b || (right && a == b)));
+                want += less;
+            }
+            if (got[i] != want && bad++ < 5)
+                fprintf(stderr, "v[%lld] = %g: %lld, want %lld\n", (long long)i, v[i], (long long)got[i], (long long)want);
+        }
+        CHECK(bad == 0);
+        free(got);
+        zc_array_release(srt);
+    }
+    zc_array *sorter, *other;
+    CHECK_OK(zc_argsort(xa, 0, 0, &sorter));
+    CHECK_ERR(zc_searchsorted(va, xa, 0, sorter, &srt), ZC_EUNSUPPORTED, "sorter must be argsort(x1)");
+    CHECK_OK(zc_asarray(x, ZC_FLOAT64, 1, s1, c1, &other));
+    CHECK_ERR(zc_searchsorted(xa, va, 2, NULL, &srt), ZC_EINVAL, "side");
+    zc_array_release(other);
+    zc_array_release(sorter);
+    free(sorted);
+    zc_array_release(sx);
+    zc_array_release(va);
+    zc_array_release(xa);
+    free(x);
+    free(v);
+}

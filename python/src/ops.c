@@ -311,6 +311,18 @@ static PyObject *sort(PyObject *self, PyObject *args)
     return zcpy_node_result(rc, out);
 }
 
+/* searchsorted(x1, x2, right, sorter|None) */
+static PyObject *searchsorted(PyObject *self, PyObject *args)
+{
+    zc_array *x1, *x2, *sorter, *out = NULL;
+    int right, rc;
+    if (!PyArg_ParseTuple(args, "O&O&pO&", zcpy_conv_node, &x1, zcpy_conv_node, &x2, &right, zcpy_conv_node_opt,
+                          &sorter))
+        return NULL;
+    ZCPY_CALL(rc, zc_searchsorted(x1, x2, right, sorter, &out));
+    return zcpy_node_result(rc, out);
+}
+
 PyMethodDef zcpy_ops_methods[] = {
     {"elementwise", elementwise, METH_VARARGS, "elementwise(name, x1[, x2[, x3]]) -> Node"},
     {"astype", astype, METH_VARARGS, "astype(node, dtype) -> Node"},
@@ -328,5 +340,6 @@ PyMethodDef zcpy_ops_methods[] = {
     {"diff", diff, METH_VARARGS, "diff(node, axis, n, prepend|None, append|None) -> Node"},
     {"cumulative", cumulative, METH_VARARGS, "cumulative(kind, node, axis|None, dtype, include_initial) -> Node"},
     {"sort", sort, METH_VARARGS, "sort(node, axis, descending, indices) -> Node (argsort when indices)"},
+    {"searchsorted", searchsorted, METH_VARARGS, "searchsorted(x1, x2, right, sorter|None) -> Node"},
     {NULL, NULL, 0, NULL},
 };

@@ -345,6 +345,16 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     return _wrap(_zcube.sort(x._node, int(axis), bool(descending), True), x, op="argsort")
 
 
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """Insertion indices (int64) of x2's values into the sorted 1-D x1 (any length);
+    sorter None or argsort(x1)."""
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    x2 = _operand(x2, x1)
+    s = None if sorter is None else sorter._node
+    return _wrap(_zcube.searchsorted(x1._node, x2._node, side == "right", s), x1, op="searchsorted")
+
+
 def nonzero(x, /):
     """Indices of the non-zero elements (data-dependent: computes x now)."""
     if x.ndim == 0:

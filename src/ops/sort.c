@@ -43,3 +43,56 @@ int zc_argsort(zc_array *x, int axis, int descending, zc_array **out)
 {
     return build("argsort", x, axis, descending, 1, out);
 }
+
+/* x1 sorted through `sorter` (NULL: x1 itself): only argsort(x1) is taken
+ * (then the values are sort(x1)); anything else would be a gather along an
+ * axis of any length. */
+static int sorted_values(zc_array *x1, zc_array *sorter, zc_array **out)
+{
+    if (!sorter) {
+        zc_array_retain(x1);
+        *out = x1;
+        return 0;
+    }
+    if (sorter->kind != NODE_SORT || !sorter->p.sort.indices || sorter->p.sort.descending ||
+        sorter->inputs[0] != x1 || sorter->p.sort.step != SORT_WHOLE)
+        return zc__err(ZC_EUNSUPPORTED, "searchsorted: a sorter must be argsort(x1) of the same x1 (other "
+                       "permutations are not supported)");
+    return zc_sort(x1, 0, 0, out);
+}
+
+int zc_searchsorted(zc_array *x1, zc_array *x2, int right, zc_array *sorter, zc_array **out)
+{
+    zc__err_clear();
+    if (!x1 || !x2 || !out) return zc__err(ZC_EINVAL, "searchsorted: NULL argument");
+    if (x1->ndim != 1) return zc__err(ZC_EINVAL, "searchsorted: x1 must be 1-D (it has %d dimensions)", x1->ndim);
+    if (right != 0 && right != 1) return zc__err(ZC_EINVAL, "searchsorted: side must be left (0) or right (1)");
+    if (!sort_dtype_ok(x1->dtype) || !sort_dtype_ok(x2->dtype))
+        return zc__err(ZC_EINVAL, "searchsorted: %s and %s values cannot be searched (bool, integer and real float)",
+                       zc_dtype_name(x1->dtype), zc_dtype_name(x2->dtype));
+    zc_array *s = NULL, *a = NULL, *b = NULL, *fs = NULL, *f = NULL;
+    int rc = sorted_values(x1, sorter, &s);
+    /* values of two dtypes are compared as float64 */
+    zc_dtype t = x1->dtype == x2->dtype ? x1->dtype : ZC_FLOAT64;
+    if (rc == 0) rc = zc_astype(s, t, &a);
+    if (rc == 0) rc = zc_astype(x2, t, &b);
+    int64_t step = x1->chunks[0] > 0 ? x1->chunks[0] : 1, nf = (x1->shape[0] + step - 1) / step;
+    zc_index fi = {ZC_IDX_SLICE, 0, 0, step, 0, 0, 0};
+    if (rc == 0) rc = zc_getitem(a, &fi, 1, &fs);
+    int64_t whole = nf > 0 ? nf : 1;
+    if (rc == 0) rc = zc_rechunk(fs, &whole, &f); /* the fences: materialized, read whole by every task */
+    if (rc == 0) {
+        zc_array *in[3] = {a, b, f};
+        rc = node_new(NODE_SEARCH, b->ndim, b->shape, b->chunks, ZC_INT64, 3, in, out);
+        if (rc == 0) {
+            (*out)->p.search.right = right;
+            (*out)->p.search.step = step;
+        }
+    }
+    zc_array_release(s);
+    zc_array_release(a);
+    zc_array_release(b);
+    zc_array_release(fs);
+    zc_array_release(f);
+    return rc;
+}

@@ -19,7 +19,8 @@
  *   MATMUL   (batched) matrix product of two inputs (plan/matmul.c)
  *   DECOMP   QR, SVD, solve... (LAPACK) and TSQR's pieces (plan/decomp.c)
  *   FFT      1-D transforms along an axis held whole by every input block (plan/fft.c)
- *   SORT     sort/argsort along an axis: whole lines, or sorted runs and their merge (plan/sort.c) */
+ *   SORT     sort/argsort along an axis: whole lines, or sorted runs and their merge (plan/sort.c)
+ *   SEARCH   searchsorted of values in a sorted 1-D array of any length (plan/search.c) */
 #ifndef ZC_PLAN_ARRAY_H
 #define ZC_PLAN_ARRAY_H
 
@@ -41,6 +42,7 @@ typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_S
               /* plan/decomp.h */ NODE_DECOMP,
               /* plan/fft.h */ NODE_FFT,
               /* plan/sort.h */ NODE_SORT,
+              /* plan/search.c */ NODE_SEARCH,
               NODE_KIND_END_ /* the number of kinds (plan/kind.c has a row for each) */ } node_kind;
 
 typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
@@ -124,6 +126,7 @@ struct zc_array {
             int64_t nruns;                /* RUNS, MERGE: runs per line */
             int64_t block;                /* MERGE: elements along the axis one task writes */
         } sort;
+        struct { int right; int64_t step; } search; /* plan/search.c: side, elements per fence */
     } p;
     /* A plan's own node: plan_build copies the caller's graph (node_clone), so
      * graphs stay immutable values any number of plans and threads may share;

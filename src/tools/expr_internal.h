@@ -154,6 +154,7 @@ EX_HANDLER(diff);
 EX_HANDLER(tri);
 EX_HANDLER(cumulative);
 EX_HANDLER(sort); /* expr_fn_sort.c */
+EX_HANDLER(searchsorted);
 EX_HANDLER(linalg);
 EX_HANDLER(decomp);
 EX_HANDLER(fft);

@@ -83,3 +83,19 @@ def test_errors():
         zc.sort(zc.from_array(np.zeros(3, complex)))
     with pytest.raises(zc.ZcubeError, match="axis 1 is out of range"):
         zc.argsort(zc.from_array(np.zeros(3)), axis=1)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted(side):
+    a = np.sort(awkward(5000, k=300))
+    v = np.concatenate([awkward(700, k=400), [np.nan, np.inf, -np.inf, a[0], a[-1]]]).reshape(5, 141)
+    for chunks in (1, 37, 5000):
+        got = zc.searchsorted(zc.from_array(a, chunks=chunks), zc.from_array(v, chunks=(2, 50)), side=side)
+        np.testing.assert_array_equal(got.compute(), np.searchsorted(a, v, side=side))
+    x = awkward(5000, k=300)
+    zx = zc.from_array(x, chunks=999)
+    got = zc.searchsorted(zx, zc.from_array(v), side=side, sorter=zc.argsort(zx))
+    np.testing.assert_array_equal(got.compute(spec=zc.Spec(allowed_mem="3MB")),
+                                  np.searchsorted(x, v, side=side, sorter=np.argsort(x, kind="stable")))
+    with pytest.raises(zc.ZcubeError, match="sorter must be argsort"):
+        zc.searchsorted(zx, zc.from_array(v), sorter=zc.argsort(zc.from_array(x)))
