@@ -739,6 +739,8 @@ ZC_API int zc_cumulative_prod(zc_array *x, int axis, zc_dtype dtype, int include
  * min(4096, length). Sorted lines that fit one task are sorted whole; longer
  * ones by an external sample sort planned within the memory bound (sorted runs,
  * then a merge per block of the result: plan/sort.h).
+ * @return 0, ZC_EINVAL (NULL argument, a complex or string dtype, a 0-d x, an
+ *         axis out of range, descending not 0 or 1), ZC_ENOMEM.
  */
 ZC_API int zc_sort(zc_array *x, int axis, int descending, zc_array **out);
 ZC_API int zc_argsort(zc_array *x, int axis, int descending, zc_array **out);
@@ -750,6 +752,9 @@ ZC_API int zc_argsort(zc_array *x, int axis, int descending, zc_array **out);
  * (x1 is then sorted first). Values of two dtypes are compared as float64.
  * Any length of x1: a task reads x1's first value of every chunk and the
  * chunks of x1 its values fall in, one at a time.
+ * @return 0, ZC_EINVAL (NULL argument, x1 not 1-D, right not 0 or 1, dtypes
+ *         that cannot be sorted), ZC_EUNSUPPORTED (a sorter other than
+ *         argsort(x1)), ZC_ENOMEM.
  */
 ZC_API int zc_searchsorted(zc_array *x1, zc_array *x2, int right, zc_array *sorter, zc_array **out);
 
