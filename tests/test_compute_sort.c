@@ -192,7 +192,7 @@ TEST(sort_dtypes)
     for (int64_t i = 0; i < n; i++) b[i] = (i * 31) % 7 < 3;
     check_sort(b, ZC_BOOL, 1, s, c, 0, (size_t)64 << 20, false);
     int32_t *i32 = (int32_t *)b;
-    for (int64_t i = 0; i < n; i++) i32[i] = (int32_t)((i * 2654435761u) % 2001) - 1000 + (i == 5 ? INT32_MIN : 0);
+    for (int64_t i = 0; i < n; i++) i32[i] = i == 5 ? INT32_MIN : (int32_t)((i * 2654435761u) % 2001) - 1000;
     check_sort(i32, ZC_INT32, 1, s, c, 0, (size_t)64 << 20, false);
     int64_t *i64 = (int64_t *)b;
     for (int64_t i = 0; i < n; i++) i64[i] = (int64_t)((i * 40503) % 4099) - 2000;
