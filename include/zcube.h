@@ -753,6 +753,33 @@ ZC_API int zc_full_like(zc_array *x, double value, zc_dtype dtype, zc_array **ou
  */
 ZC_API int zc_cumulative_sum(zc_array *x, int axis, zc_dtype dtype, int include_initial, zc_array **out);
 ZC_API int zc_cumulative_prod(zc_array *x, int axis, zc_dtype dtype, int include_initial, zc_array **out);
+/**
+ * Sorted copy of x along axis (zc_sort), or the int64 indices that sort it
+ * (zc_argsort), as the array API's sort/argsort: stable (equal values keep
+ * their order, also when descending), NaNs last in both orders, -0 equal to
+ * +0. Bool, integer and real float dtypes; x has at least one dimension. The
+ * result has x's shape and chunks, except along axis where chunks are at least
+ * min(4096, length). Sorted lines that fit one task are sorted whole; longer
+ * ones by an external sample sort planned within the memory bound (sorted runs,
+ * then a merge per block of the result: plan/sort.h).
+ * @return 0, ZC_EINVAL (NULL argument, a complex or string dtype, a 0-d x, an
+ *         axis out of range, descending not 0 or 1), ZC_ENOMEM.
+ */
+ZC_API int zc_sort(zc_array *x, int axis, int descending, zc_array **out);
+ZC_API int zc_argsort(zc_array *x, int axis, int descending, zc_array **out);
+/**
+ * For each value of x2, the index where it would be inserted into the sorted
+ * 1-D x1 to keep it sorted (int64, x2's shape), as the array API's
+ * searchsorted: right 0 ("left"): before equal values, 1 ("right"): after
+ * them; x1 sorted as zc_sort sorts (NaNs last). sorter NULL, or argsort(x1)
+ * (x1 is then sorted first). Values of two dtypes are compared as float64.
+ * Any length of x1: a task reads x1's first value of every chunk and the
+ * chunks of x1 its values fall in, one at a time.
+ * @return 0, ZC_EINVAL (NULL argument, x1 not 1-D, right not 0 or 1, dtypes
+ *         that cannot be sorted), ZC_EUNSUPPORTED (a sorter other than
+ *         argsort(x1)), ZC_ENOMEM.
+ */
+ZC_API int zc_searchsorted(zc_array *x1, zc_array *x2, int right, zc_array *sorter, zc_array **out);
 
 /* ===================================================================== 10. Linear algebra [stable] */
 

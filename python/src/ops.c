@@ -308,6 +308,31 @@ static PyObject *cumulative(PyObject *self, PyObject *args)
     return zcpy_node_result(rc, out);
 }
 
+/* sort(node, axis, descending, indices): zc_sort, or zc_argsort when indices */
+static PyObject *sort(PyObject *self, PyObject *args)
+{
+    zc_array *x, *out = NULL;
+    int axis, desc, indices, rc;
+    if (!PyArg_ParseTuple(args, "O&ipp", zcpy_conv_node, &x, &axis, &desc, &indices)) return NULL;
+    if (indices)
+        ZCPY_CALL(rc, zc_argsort(x, axis, desc, &out));
+    else
+        ZCPY_CALL(rc, zc_sort(x, axis, desc, &out));
+    return zcpy_node_result(rc, out);
+}
+
+/* searchsorted(x1, x2, right, sorter|None) */
+static PyObject *searchsorted(PyObject *self, PyObject *args)
+{
+    zc_array *x1, *x2, *sorter, *out = NULL;
+    int right, rc;
+    if (!PyArg_ParseTuple(args, "O&O&pO&", zcpy_conv_node, &x1, zcpy_conv_node, &x2, &right, zcpy_conv_node_opt,
+                          &sorter))
+        return NULL;
+    ZCPY_CALL(rc, zc_searchsorted(x1, x2, right, sorter, &out));
+    return zcpy_node_result(rc, out);
+}
+
 PyMethodDef zcpy_ops_methods[] = {
     {"elementwise", elementwise, METH_VARARGS, "elementwise(name, x1[, x2[, x3]]) -> Node"},
     {"astype", astype, METH_VARARGS, "astype(node, dtype) -> Node"},
@@ -325,5 +350,7 @@ PyMethodDef zcpy_ops_methods[] = {
     {"take", take, METH_VARARGS, "take(node, int64 buffer, axis|None) -> Node"},
     {"diff", diff, METH_VARARGS, "diff(node, axis, n, prepend|None, append|None) -> Node"},
     {"cumulative", cumulative, METH_VARARGS, "cumulative(kind, node, axis|None, dtype, include_initial) -> Node"},
+    {"sort", sort, METH_VARARGS, "sort(node, axis, descending, indices) -> Node (argsort when indices)"},
+    {"searchsorted", searchsorted, METH_VARARGS, "searchsorted(x1, x2, right, sorter|None) -> Node"},
     {NULL, NULL, 0, NULL},
 };

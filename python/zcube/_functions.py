@@ -344,6 +344,27 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _wrap(_zcube.cumulative("prod", x._node, axis, dt, bool(include_initial)), x, op="cumulative_prod")
 
 
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    """Sorted copy along axis; always stable, NaNs last in both orders. Lines
+    longer than one task's memory are sorted externally under the bound."""
+    return _wrap(_zcube.sort(x._node, int(axis), bool(descending), False), x, op="sort")
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    """Indices (int64) that sort x along axis; stable, NaNs last in both orders."""
+    return _wrap(_zcube.sort(x._node, int(axis), bool(descending), True), x, op="argsort")
+
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """Insertion indices (int64) of x2's values into the sorted 1-D x1 (any length);
+    sorter None or argsort(x1)."""
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    x2 = _operand(x2, x1)
+    s = None if sorter is None else sorter._node
+    return _wrap(_zcube.searchsorted(x1._node, x2._node, side == "right", s), x1, op="searchsorted")
+
+
 def nonzero(x, /):
     """Indices of the non-zero elements, one array per dimension: counted now
     (under the spec x carries, or the default one), placed when computed."""

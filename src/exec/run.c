@@ -882,10 +882,12 @@ static int task(void *vctx, size_t i, int slot)
  * of a stored array whose chunks do not compress to less than INCOMPRESSIBLE of
  * their size (random doubles: blosc with shuffle 0.76, plain LZ4 ~1.0): LZ4
  * would spend its time on both ends (encode 9% of the rechunk's CPU, measured)
- * for nothing. */
+ * for nothing. Kinds whose consumers read parts of chunks (a sort's runs) are
+ * stored uncompressed. */
 #define INCOMPRESSIBLE 0.6
 static const char *intermediate_codec(const zc_array *a)
 {
+    if (kind_has(a, KIND_UNCOMPRESSED)) return "none";
     while (a->kind == NODE_RECHUNK && a->ninputs == 1) a = a->inputs[0];
     if (a->kind != NODE_ZARR || !a->p.zarr.z) return "lz4";
     zarr_probe_info pi;

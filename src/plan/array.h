@@ -20,7 +20,9 @@
  *   MATMUL   (batched) matrix product of two inputs (plan/matmul.c)
  *   DECOMP   QR, SVD, solve... (LAPACK) and TSQR's pieces (plan/decomp.c)
  *   FFT      1-D transforms along an axis held whole by every input block (plan/fft.c)
- *   COMPRESS the rows where a bool vector is true: x[mask], nonzero (plan/compress.c) */
+ *   COMPRESS the rows where a bool vector is true: x[mask], nonzero (plan/compress.c)
+ *   SORT     sort/argsort along an axis: whole lines, or sorted runs and their merge (plan/sort.c)
+ *   SEARCH   searchsorted of values in a sorted 1-D array of any length (plan/search.c) */
 #ifndef ZC_PLAN_ARRAY_H
 #define ZC_PLAN_ARRAY_H
 
@@ -42,6 +44,8 @@ typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_S
               /* plan/decomp.h */ NODE_DECOMP,
               /* plan/fft.h */ NODE_FFT,
               /* plan/compress.c */ NODE_COMPRESS,
+              /* plan/sort.h */ NODE_SORT,
+              /* plan/search.c */ NODE_SEARCH,
               NODE_KIND_END_ /* the number of kinds (plan/kind.c has a row for each) */ } node_kind;
 
 typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
@@ -118,6 +122,18 @@ struct zc_array {
             int64_t tw_n;                 /* its denominator */
         } fft;
         struct { int op; int64_t band, group; } decomp; /* plan/decomp.h: la_op, rows per band, bands per group */
+        struct {                          /* plan/sort.h */
+            int axis;                     /* sorted dim of the values' array */
+            int step;                     /* sort_step */
+            int descending;               /* 1: by decreasing value (ties keep their order; NaNs last) */
+            int indices;                  /* 1: the result is argsort's indices (int64) */
+            zc_dtype vdtype;              /* dtype of the values sorted */
+            int64_t run;                  /* RUNS, MERGE: elements per run (the last may be shorter) */
+            int64_t samples;              /* RUNS, MERGE: samples kept per run */
+            int64_t nruns;                /* RUNS, MERGE: runs per line */
+            int64_t block;                /* MERGE: elements along the axis one task writes */
+        } sort;
+        struct { int right; int64_t step; } search; /* plan/search.c: side, elements per fence */
     } p;
     /* A plan's own node: plan_build copies the caller's graph (node_clone), so
      * graphs stay immutable values any number of plans and threads may share;

@@ -22,6 +22,8 @@ extern const node_kind_def kind_matmul;                                       /*
 extern const node_kind_def kind_decomp;                                       /* plan/decomp.c */
 extern const node_kind_def kind_fft;                                          /* plan/fft.c */
 extern const node_kind_def kind_compress;                                     /* plan/compress.c */
+extern const node_kind_def kind_sort;                                         /* plan/sort.c */
+extern const node_kind_def kind_search;                                       /* plan/search.c */
 
 static const node_kind_def *const KINDS[NODE_KIND_END_] = {
     [NODE_ZARR] = &kind_zarr,       [NODE_BUFFER] = &kind_buffer, [NODE_CREATE] = &kind_create,
@@ -31,6 +33,7 @@ static const node_kind_def *const KINDS[NODE_KIND_END_] = {
     [NODE_GATHER] = &kind_gather,   [NODE_TOTALS] = &kind_totals, [NODE_SCAN] = &kind_scan,
     [NODE_MATMUL] = &kind_matmul,   [NODE_DECOMP] = &kind_decomp, [NODE_FFT] = &kind_fft,
     [NODE_COMPRESS] = &kind_compress,
+    [NODE_SORT] = &kind_sort,       [NODE_SEARCH] = &kind_search,
 };
 
 const node_kind_def *kind_def(node_kind k) { return KINDS[k]; }

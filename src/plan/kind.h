@@ -44,6 +44,8 @@ enum {
     KIND_STORED_INPUT = 1 << 5,
     /* calls BLAS/LAPACK: the memory check reserves their per-thread workspace */
     KIND_BLAS = 1 << 6,
+    /* stored uncompressed as an intermediate: its consumers read byte ranges of its chunks */
+    KIND_UNCOMPRESSED = 1 << 7,
 };
 
 typedef struct {
@@ -87,6 +89,14 @@ typedef struct {
     void (*clone)(zc_array *c);
     /* Free per-plan state, and, when a->origin is NULL, the owned parameters. */
     void (*release)(zc_array *a);
+    /* At plan time, before stages are chosen, on the plan's own node: replace it
+     * by (or give it inputs that are) stages fitted to `limit`, as task_proj
+     * projects a task writing `block` (NULL: one chunk) — a sort too long for
+     * one task becomes sorted runs and their merge. NULL: nothing to expand. */
+    int (*expand)(zc_array *a, size_t limit, size_t (*task_proj)(const zc_array *a, const int64_t *block));
+    /* The block of chunks one task of its stage writes into block, true; false
+     * (block[0] = 0) for one chunk per task. NULL: one chunk. */
+    bool (*task_block)(const zc_array *a, int64_t *block);
 } node_kind_def;
 
 /* The row of kind k, and of a node's kind. */

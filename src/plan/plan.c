@@ -211,6 +211,29 @@ static size_t stage_projection(const zc_array *a)
     return WRITE_COPIES * out + TASK_BOOKKEEPING + proj_compute(a, sel);
 }
 
+/* One task writing `block` (a block of a's chunks; NULL: one chunk): it holds the
+ * block, one chunk's write at a time and what computing the block needs. */
+static size_t block_projection(const zc_array *a, const int64_t *block)
+{
+    if (!block) return stage_projection(a);
+    zc_range sel[ZC_MAX_DIMS];
+    for (int d = 0; d < a->ndim; d++) sel[d] = (zc_range){0, block[d] < a->shape[d] ? block[d] : a->shape[d], 1};
+    return node_region_bytes(a, sel) + (WRITE_COPIES - 1) * node_chunk_bytes(a) + TASK_BOOKKEEPING +
+           proj_compute(a, sel);
+}
+
+/* A stage whose tasks each write a block of chunks: tasks and projection. */
+static void set_block(plan *p, plan_stage *s, const int64_t *block, size_t mem)
+{
+    zc_array *a = s->node;
+    int64_t n = 1;
+    for (int d = 0; d < a->ndim; d++) n *= ck_ceildiv(a->shape[d], block[d]);
+    memcpy(s->copy, block, sizeof(int64_t) * (size_t)a->ndim);
+    p->tasks += n - s->tasks;
+    s->tasks = n;
+    s->projected = mem;
+}
+
 /* A copy stage (rechunk) whose tasks each write a block of output chunks covering
  * whole source chunks, when that fits: each source chunk is then decoded once
  * instead of once per output chunk it feeds. The task holds the block, one output
@@ -219,23 +242,13 @@ static void group_copy(plan *p, plan_stage *s)
 {
     zc_array *a = s->node, *in = a->inputs[0];
     if (a->kind != NODE_RECHUNK || !(in->kind == NODE_ZARR || in->stage >= 0)) return;
-    int64_t cb[ZC_MAX_DIMS], n = 1;
+    int64_t cb[ZC_MAX_DIMS];
     rechunk_copy_block(a->ndim, a->shape, in->chunks, a->chunks, cb);
     bool bigger = false;
-    zc_range sel[ZC_MAX_DIMS];
-    for (int d = 0; d < a->ndim; d++) {
-        bigger |= cb[d] > a->chunks[d];
-        sel[d] = (zc_range){0, cb[d] < a->shape[d] ? cb[d] : a->shape[d], 1};
-        n *= ck_ceildiv(a->shape[d], cb[d]);
-    }
+    for (int d = 0; d < a->ndim; d++) bigger |= cb[d] > a->chunks[d];
     if (!bigger) return;
-    size_t mem = node_region_bytes(a, sel) + (WRITE_COPIES - 1) * node_chunk_bytes(a) + TASK_BOOKKEEPING +
-                 proj_compute(a, sel);
-    if (mem > p->limit) return;
-    memcpy(s->copy, cb, sizeof(int64_t) * (size_t)a->ndim);
-    p->tasks += n - s->tasks;
-    s->tasks = n;
-    s->projected = mem;
+    size_t mem = block_projection(a, cb);
+    if (mem <= p->limit) set_block(p, s, cb, mem);
 }
 
 /* A copy stage straight from a stored source run as a single-pass sliced copy
@@ -251,12 +264,7 @@ static void slice_copy(plan *p, plan_stage *s, int64_t threads)
     if (s->projected <= p->limit)
         now = rechunk_copy_cost(a->ndim, a->shape, in->chunks, a->chunks, a->itemsize, s->copy[0] > 0);
     if (cost >= now) return;
-    int64_t n = 1;
-    for (int d = 0; d < a->ndim; d++) n *= ck_ceildiv(a->shape[d], block[d]);
-    memcpy(s->copy, block, sizeof(int64_t) * (size_t)a->ndim);
-    p->tasks += n - s->tasks;
-    s->tasks = n;
-    s->projected = mem;
+    set_block(p, s, block, mem);
 }
 
 /* ---- grouped first rounds of reductions (plan_stage.group) ---- */
@@ -511,6 +519,9 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
     p->threads = threads;
     for (int i = 0; i < l.n && rc == 0; i++)
         if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, threads);
+    /* kinds whose tasks would not fit: stages fitted to the bound (a sort's runs and merge) */
+    for (int i = 0; i < l.n && rc == 0; i++)
+        if (kind_of(l.v[i])->expand) rc = kind_of(l.v[i])->expand(l.v[i], p->limit, block_projection);
     l.n = 0;
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
     if (rc < 0) goto out;
@@ -569,6 +580,8 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
         describe_fused(a, s->fused, sizeof s->fused, true);
         if (kind_of(a)->fit) kind_of(a)->fit(a, p->limit, stage_projection);
         s->projected = stage_projection(a);
+        int64_t tb[ZC_MAX_DIMS];
+        if (kind_of(a)->task_block && kind_of(a)->task_block(a, tb)) set_block(p, s, tb, block_projection(a, tb));
         if (s->projected <= p->limit) group_copy(p, s);
         if (a->kind == NODE_RECHUNK) slice_copy(p, s, threads);
         if (s->target < 0) p->intermediate_bytes += (int64_t)(node_chunk_bytes(a) * (size_t)node_nblocks(a)); /* tasks may be groups */

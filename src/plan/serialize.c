@@ -292,7 +292,10 @@ static int stage_from_json(const json_t *o, zc_array *const *built, size_t nn, i
     int64_t tasks = node_nblocks(a);
     const json_t *cb = json_object_get(o, "copy_block");
     if (cb) {
-        if (a->kind != NODE_RECHUNK || kind_ints(cb, s->copy, ZC_MAX_DIMS) != a->ndim || a->ndim < 1)
+        int64_t tb[ZC_MAX_DIMS]; /* a kind's own task block must be the one saved */
+        bool own = kind_of(a)->task_block && kind_of(a)->task_block(a, tb);
+        if ((a->kind != NODE_RECHUNK && !own) || kind_ints(cb, s->copy, ZC_MAX_DIMS) != a->ndim || a->ndim < 1 ||
+            (own && memcmp(tb, s->copy, sizeof(int64_t) * (size_t)a->ndim)))
             return zc__err(ZC_EFORMAT, "plan: operation %d: a copy block on a node that is not a copy", k);
         tasks = 1;
         for (int d = 0; d < a->ndim; d++) {

@@ -160,6 +160,8 @@ EX_HANDLER(isin);
 EX_HANDLER(diff);
 EX_HANDLER(tri);
 EX_HANDLER(cumulative);
+EX_HANDLER(sort); /* expr_fn_sort.c */
+EX_HANDLER(searchsorted);
 EX_HANDLER(linalg);
 EX_HANDLER(decomp);
 EX_HANDLER(fft);

@@ -11,8 +11,8 @@
 
 /* names of the array API (and of NumPy) that zcube does not offer yet */
 static const char *const UNAVAILABLE[] = {
-    "dot", "einsum", "inner", "take_along_axis", "sort", "argsort", "unique_all",
-    "unique_counts", "unique_inverse", "unique_values", "searchsorted", "result_type",
+    "dot", "einsum", "inner", "take_along_axis", "unique_all",
+    "unique_counts", "unique_inverse", "unique_values", "result_type",
     "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "eigh", "det",
     "norm", "vector_norm", "matrix_norm", "trace", "diagonal", "pinv", "median", "quantile", "percentile",
     "average", "nanmean", "nansum",
@@ -97,6 +97,9 @@ static const ex_fdef FUNCS[] = {
     {"cumulative_prod", "x,axis,dtype,include_initial", 1, 2, ex_fn_cumulative, "cumulative_prod", 0},
     {"cumsum", "x,axis,dtype,include_initial", 1, 2, ex_fn_cumulative, "cumulative_sum", 0},
     {"cumprod", "x,axis,dtype,include_initial", 1, 2, ex_fn_cumulative, "cumulative_prod", 0},
+    {"sort", "x,axis,descending,stable", 1, 2, ex_fn_sort, "sort", 0},
+    {"argsort", "x,axis,descending,stable", 1, 2, ex_fn_sort, "argsort", 0},
+    {"searchsorted", "x1,x2,side,sorter", 2, 2, ex_fn_searchsorted, "searchsorted", 0},
     /* linear algebra (the operator @ is matmul) */
     {"matmul", "x1,x2", 2, 2, ex_fn_linalg, "matmul", 0},
     {"tensordot", "x1,x2,axes", 2, 3, ex_fn_linalg, "tensordot", 0},
