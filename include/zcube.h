@@ -314,6 +314,16 @@ ZC_API int zc_zarr_info(const zc_zarr *arr, zc_zarr_info_t *info);
  */
 ZC_API int zc_zarr_metadata_json(const zc_zarr *arr, char **json);
 
+/**
+ * The codec spec (zc_zarr_create_opts.codec) that recreates the array's compressor
+ * and checksum in `zarr_format` (2 or 3): "zstd:5", "blosc:lz4:5:shuffle,crc32c"
+ * (crc32c only for 3), "none"; of the inner chunks when sharded. Filters (delta,
+ * shuffle, ...) are not carried: a copy moves decoded values. *spec is NULL when
+ * the compressor has no spec (lzma, blosc2, zfpy). Free with zc_free.
+ * @return 0, ZC_EINVAL (NULL argument, zarr_format not 2 or 3), ZC_ENOMEM.
+ */
+ZC_API int zc_zarr_codec_spec(const zc_zarr *arr, int zarr_format, char **spec);
+
 /** Storage statistics: chunks (or shards) stored, bytes stored, bytes when decoded. */
 typedef struct {
     int64_t chunks_total;   /* chunks (or shards) in the grid */

@@ -42,82 +42,6 @@ static const char USAGE[] =
     "  --overwrite         replace DST (its chunks are removed) if it exists\n"
     "  -h, --help          this text\n";
 
-/* ------------------------------------------------------------ codec of SRC */
-
-static const char *str_of(const json_t *c, const char *key)
-{
-    const json_t *conf = json_object_get(c, "configuration");
-    const json_t *v = json_object_get(json_is_object(conf) ? conf : c, key);
-    return json_string_value(v);
-}
-
-static long long int_of(const json_t *c, const char *key, long long dflt)
-{
-    const json_t *conf = json_object_get(c, "configuration");
-    const json_t *v = json_object_get(json_is_object(conf) ? conf : c, key);
-    return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
-}
-
-static const char *codec_name(const json_t *c)
-{
-    const char *n = json_string_value(json_object_get(c, "name"));
-    if (!n) n = json_string_value(json_object_get(c, "id"));
-    if (!n) return "";
-    if (!strncmp(n, "numcodecs.", 10)) n += 10;
-    return n;
-}
-
-/* Spec string ("zstd:5", "blosc:lz4:5:shuffle,crc32c", "none") for SRC's
- * compressor, or NULL (library default) if it cannot be expressed. */
-static char *source_codec_spec(const json_t *codecs, int dst_format)
-{
-    const json_t *list = codecs;
-    for (size_t i = 0; i < json_array_size(codecs); i++) {
-        const json_t *c = json_array_get(codecs, i);
-        if (!strcmp(codec_name(c), "sharding_indexed")) {
-            const json_t *conf = json_object_get(c, "configuration");
-            list = json_object_get(conf, "codecs");
-        }
-    }
-    char comp[128] = "none";
-    int crc = 0, seen_bytes = 0, unknown = 0;
-    for (size_t i = 0; i < json_array_size(list); i++) {
-        const json_t *c = json_array_get(list, i);
-        const char *n = codec_name(c);
-        if (!seen_bytes) {
-            seen_bytes = !strcmp(n, "bytes") || !strcmp(n, "endian");
-            continue;
-        }
-        if (!strcmp(n, "zstd")) {
-            snprintf(comp, sizeof comp, "zstd:%lld", int_of(c, "level", 3));
-        } else if (!strcmp(n, "gzip") || !strcmp(n, "zlib") || !strcmp(n, "bz2")) {
-            snprintf(comp, sizeof comp, "%s:%lld", n, int_of(c, "level", !strcmp(n, "bz2") ? 9 : 5));
-        } else if (!strcmp(n, "lz4")) {
-            snprintf(comp, sizeof comp, "lz4:%lld", int_of(c, "acceleration", 1));
-        } else if (!strcmp(n, "blosc")) {
-            const char *cname = str_of(c, "cname");
-            const char *shuf = str_of(c, "shuffle");
-            static const char *const SHUF[] = {"noshuffle", "shuffle", "bitshuffle"};
-            if (!shuf) {
-                long long s = int_of(c, "shuffle", 1);
-                shuf = s >= 0 && s <= 2 ? SHUF[s] : "auto";
-            }
-            snprintf(comp, sizeof comp, "blosc:%s:%lld:%s", cname ? cname : "lz4", int_of(c, "clevel", 5), shuf);
-        } else if (!strcmp(n, "crc32c")) {
-            crc = 1;
-        } else if (!strcmp(n, "transpose")) {
-            continue;
-        } else if (!strcmp(n, "lzma") || !strcmp(n, "blosc2") || !strcmp(n, "zfpy")) {
-            unknown = 1; /* a compressor zcube cannot write: fall back to the default */
-        }
-        /* filters (delta, shuffle, fixedscaleoffset, ...) are dropped: values are copied decoded */
-    }
-    if (unknown) return NULL;
-    char spec[160];
-    snprintf(spec, sizeof spec, "%s%s", comp, crc && dst_format == 3 ? ",crc32c" : "");
-    return strdup(spec);
-}
-
 /* ------------------------------------------------------------ copy */
 
 static char *dump(const json_t *v)
@@ -217,8 +141,11 @@ static int run(int argc, char **argv)
     if (codec) {
         o.codec = codec;
     } else {
-        spec = source_codec_spec(json_object_get(meta, "codecs"), o.zarr_format);
-        o.codec = spec;
+        if ((rc = zc_zarr_codec_spec(sarr, o.zarr_format, &spec)) < 0) {
+            ec = cli_fail_zc(rc, "'%s': codec", src);
+            goto done;
+        }
+        o.codec = spec; /* NULL: a compressor zcube cannot write, the default instead */
     }
     const json_t *fv = json_object_get(meta, "fill_value");
     if (fv && !(json_is_null(fv) && o.zarr_format == 3)) {
@@ -295,7 +222,7 @@ static int run(int argc, char **argv)
     }
 done:
     free(buf);
-    free(spec);
+    zc_free(spec);
     free(fill);
     free(attrs);
     free(names);
