@@ -33,7 +33,7 @@ log() { echo "http_bench: $*" >&2; }
 log "generating (scale $scale) in $data"
 "$PY" "$root/bench/http_ref.py" gen "$data" "$scale"
 "$build/zcube" copy "$data/small.zarr" "$data/sharded.zarr" --zarr-format 3 --chunks 1,256,256 \
-    --shards 16,1024,1024 --codec blosc:lz4:5
+    --shards 16,1024,1024 --codec blosc:lz4:5 -q
 chmod -R a+rX "$data"
 nginx_start "$data"
 proxy_start "$NGINX_PORT" --latency-ms 20

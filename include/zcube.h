@@ -314,6 +314,16 @@ ZC_API int zc_zarr_info(const zc_zarr *arr, zc_zarr_info_t *info);
  */
 ZC_API int zc_zarr_metadata_json(const zc_zarr *arr, char **json);
 
+/**
+ * The codec spec (zc_zarr_create_opts.codec) that recreates the array's compressor
+ * and checksum in `zarr_format` (2 or 3): "zstd:5", "blosc:lz4:5:shuffle,crc32c"
+ * (crc32c only for 3), "none"; of the inner chunks when sharded. Filters (delta,
+ * shuffle, ...) are not carried: a copy moves decoded values. *spec is NULL when
+ * the compressor has no spec (lzma, blosc2, zfpy). Free with zc_free.
+ * @return 0, ZC_EINVAL (NULL argument, zarr_format not 2 or 3), ZC_ENOMEM.
+ */
+ZC_API int zc_zarr_codec_spec(const zc_zarr *arr, int zarr_format, char **spec);
+
 /** Storage statistics: chunks (or shards) stored, bytes stored, bytes when decoded. */
 typedef struct {
     int64_t chunks_total;   /* chunks (or shards) in the grid */
@@ -1012,6 +1022,18 @@ typedef struct zc_plan zc_plan;
  */
 ZC_API int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
                           zc_plan **out);
+/**
+ * zc_plan_create whose targets are created with the caller's options:
+ * create[i] (NULL = from targets[i]'s codec and zarr_format, as zc_plan_create)
+ * gives format, codec, fill value, attributes, dimension names, order, separator
+ * and sharding (what `zcube copy` keeps); the plan keeps a copy. Its ndim, shape,
+ * dtype and itemsize must be arrays[i]'s, and arrays[i]'s chunks must be its write
+ * unit: its shards when sharded, else its chunks (tasks write whole units), else
+ * creating it fails with ZC_EINVAL. create NULL: zc_plan_create.
+ * @return as zc_plan_create; ZC_EINVAL also for more than 64 targets.
+ */
+ZC_API int zc_plan_create_advanced(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
+                                   const zc_zarr_create_opts *const *create, zc_plan **out);
 /** Free a plan (its own copy of the graph, its stores if loaded). NULL is a no-op. */
 ZC_API void zc_plan_free(zc_plan *plan);
 /**

@@ -812,3 +812,59 @@ TEST(stats_of_a_huge_grid_list_what_is_stored)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
 }
+
+/* zc_zarr_codec_spec gives back the spec an array was created with (the
+ * compressor and crc32c, in the format asked), of the inner chunks when
+ * sharded; filters are dropped; a stored v2 fixture's compressor too. */
+TEST(codec_spec_of_array)
+{
+    static const struct {
+        int format, sharded;
+        const char *spec, *as2, *as3;
+    } C[] = {
+        {3, 0, "zstd:5", "zstd:5", "zstd:5"},
+        {3, 0, "gzip:1,crc32c", "gzip:1", "gzip:1,crc32c"},
+        {3, 1, "blosc:zstd:3:bitshuffle,crc32c", "blosc:zstd:3:bitshuffle", "blosc:zstd:3:bitshuffle,crc32c"},
+        {2, 0, "blosc:lz4:5:shuffle", "blosc:lz4:5:shuffle", "blosc:lz4:5:shuffle"},
+        {2, 0, "lz4:4", "lz4:4", "lz4:4"},
+        {2, 0, "bz2:2", "bz2:2", "bz2:2"},
+        {2, 0, "none", "none", "none"},
+        {3, 0, "zlib", "zlib:5", "zlib:5"},
+    };
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://cspec", 0, &st));
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+        o.zarr_format = C[i].format;
+        o.ndim = 1;
+        o.shape[0] = 64;
+        o.chunks[0] = 8;
+        if (C[i].sharded) o.shards[0] = 32;
+        o.dtype = ZC_INT32;
+        o.codec = C[i].spec;
+        o.overwrite = 1;
+        zc_zarr *a;
+        CHECK_OK(zc_zarr_create(st, "a", &o, &a));
+        char *s2 = NULL, *s3 = NULL;
+        CHECK_OK(zc_zarr_codec_spec(a, 2, &s2));
+        CHECK_OK(zc_zarr_codec_spec(a, 3, &s3));
+        if (!s2 || !s3 || strcmp(s2, C[i].as2) || strcmp(s3, C[i].as3))
+            CHECK(!fprintf(stderr, "%s: got %s / %s\n", C[i].spec, s2 ? s2 : "NULL", s3 ? s3 : "NULL"));
+        zc_free(s2);
+        zc_free(s3);
+        CHECK_ERR(zc_zarr_codec_spec(a, 4, &s2), ZC_EINVAL, "zarr_format");
+        CHECK_ERR(zc_zarr_codec_spec(a, 3, NULL), ZC_EINVAL, "NULL");
+        zc_zarr_close(a);
+    }
+    zc_store_close(st);
+    /* a v2 fixture with a filter before its compressor: the filter is not carried */
+    CHECK_OK(zc_store_open(ZC_TEST_DATA "/zarrita/v2/data.zarr", 0, &st));
+    zc_zarr *a;
+    char *s = NULL;
+    CHECK_OK(zc_zarr_open(st, "1d.contiguous.delta.i2", &a));
+    CHECK_OK(zc_zarr_codec_spec(a, 3, &s));
+    CHECK(s && !strcmp(s, "zlib:1"));
+    zc_free(s);
+    zc_zarr_close(a);
+    zc_store_close(st);
+}

@@ -223,6 +223,10 @@ json_t *codec_chain_json(const codec_chain *ch);
  * zarr_format 2, into {compressor, filters}. `typesize` is the element size
  * (for blosc). JSON arrays/objects in `spec` are parsed and returned as is. */
 int codec_spec_parse(const char *spec, int zarr_format, size_t typesize, json_t **out);
+/* The spec string that recreates the compressor and checksum of a v3-shaped
+ * codec list in zarr_format (spec_of.c), or *out NULL when the compressor has
+ * none (lzma, blosc2, zfpy). Filters are dropped. Free with zc__free. */
+int codec_spec_of(const json_t *codecs, int zarr_format, char **out);
 /* Bytes the compressors of a v3 codec list (codec_spec_parse) allocate through
  * zcube's allocator to encode a chunk of n bytes: the calling thread's zstd,
  * libdeflate or bzip2 state (others keep theirs on the stack or are not

@@ -76,7 +76,7 @@ int zc_plan_write(zc_plan *z, const char *path)
     bool made = stat(work_dir, &sb) != 0;
     int rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work);
     if (rc == 0) rc = plan_write_doc(z, work_dir, path); /* before any array: it refuses what workers cannot reach */
-    if (rc == 0 && (rc = exec_prepare(&z->p, z->targets, work, 0)) < 0) remove(path);
+    if (rc == 0 && (rc = exec_prepare(z, work, 0)) < 0) remove(path);
     exec_close(&z->p);
     zc_store_close(work);
     if (rc < 0 && made) rmdir(work_dir); /* if still empty */

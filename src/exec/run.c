@@ -898,8 +898,37 @@ static const char *intermediate_codec(const zc_array *a)
     return pi.ratio >= INCOMPRESSIBLE ? "none" : "lz4";
 }
 
-static int create_stage_array(plan_stage *s, const zc_target *t, zc_store *work, int k, int resume)
+/* A target created with the caller's options: they must describe the node's
+ * array, and its write unit (shards, else chunks) must be the node's chunks. */
+static int target_opts(const zc_zarr_create_opts *create, const zc_target *t, const zc_array *a, const char *name,
+                       zc_zarr_create_opts *o)
 {
+    *o = *create;
+    bool same = o->ndim == a->ndim && o->dtype == a->dtype && (!o->itemsize || o->itemsize == a->itemsize);
+    for (int d = 0; same && d < a->ndim; d++) {
+        int64_t unit = o->shards[d] ? o->shards[d] : o->chunks[d];
+        same = o->shape[d] == a->shape[d] && (unit == a->chunks[d] || (unit >= a->shape[d] && a->chunks[d] == a->shape[d]));
+    }
+    if (!same)
+        return zc__err(ZC_EINVAL, "%s: the target's creation options do not describe the computed array (its ndim, "
+                       "shape, dtype, and shards or chunks as the computed chunks)", name);
+    if (!o->codec) o->codec = t->codec ? t->codec : "zstd:1";
+    o->overwrite = 1;
+    return 0;
+}
+
+/* The write unit of an open array along d: its shards when sharded, else its
+ * chunks, cut at the shape (as a node's chunks are). */
+static int64_t write_unit(const zc_zarr *z, int d)
+{
+    int64_t u = z->m.chunks[d], s = z->m.shape[d];
+    return u > s && s > 0 ? s : u;
+}
+
+static int create_stage_array(const zc_plan *z, plan_stage *s, zc_store *work, int k, int resume)
+{
+    const zc_target *t = s->target >= 0 ? &z->targets[s->target] : NULL;
+    const zc_zarr_create_opts *create = t && z->creates ? z->creates[s->target] : NULL;
     zc_array *a = s->node;
     zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
     o.zarr_format = t && t->zarr_format ? t->zarr_format : 3;
@@ -913,6 +942,7 @@ static int create_stage_array(plan_stage *s, const zc_target *t, zc_store *work,
     o.codec = t ? (t->codec ? t->codec : "zstd:1") : intermediate_codec(a);
     o.write_empty_chunks = !t; /* intermediates: every chunk stored, so resume can trust presence */
     o.overwrite = 1;
+    if (create) ZC_TRY(target_opts(create, t, a, s->name, &o));
     zc_store *st = t ? t->store : work;
     char path[64];
     snprintf(path, sizeof path, "op%d", k);
@@ -922,7 +952,7 @@ static int create_stage_array(plan_stage *s, const zc_target *t, zc_store *work,
         if (zc_zarr_open(st, where, &a->mat) == 0) {
             bool same = a->mat->m.ndim == a->ndim && a->mat->m.dtype.type == a->dtype;
             for (int d = 0; same && d < a->ndim; d++)
-                same = a->mat->m.shape[d] == a->shape[d] && a->mat->rchunk[d] == a->chunks[d];
+                same = a->mat->m.shape[d] == a->shape[d] && write_unit(a->mat, d) == a->chunks[d];
             if (same) return 0;
             zc_zarr_close(a->mat);
             a->mat = NULL;
@@ -945,11 +975,12 @@ int exec_work_dir(const zc_spec *spec, char *buf, size_t size)
     return 0;
 }
 
-int exec_prepare(plan *p, const zc_target *targets, zc_store *work, int resume)
+int exec_prepare(zc_plan *z, zc_store *work, int resume)
 {
+    plan *p = &z->p;
     for (int k = 0; k < p->nstages; k++) {
         plan_stage *s = &p->stages[k];
-        ZC_TRY(create_stage_array(s, s->target >= 0 ? &targets[s->target] : NULL, work, k, resume));
+        ZC_TRY(create_stage_array(z, s, work, k, resume));
     }
     return 0;
 }
@@ -968,7 +999,7 @@ int exec_open(plan *p, const zc_target *targets, zc_store *work)
          * chunks of the node's grid (a finer grid would have tasks share chunks) */
         bool same = a->mat->m.ndim == a->ndim && a->mat->m.dtype.type == a->dtype && a->mat->m.dtype.size == a->itemsize;
         for (int d = 0; same && d < a->ndim; d++)
-            same = a->mat->m.shape[d] == a->shape[d] && a->mat->rchunk[d] == a->chunks[d];
+            same = a->mat->m.shape[d] == a->shape[d] && write_unit(a->mat, d) == a->chunks[d];
         if (!same)
             return zc__err(ZC_EFORMAT, "%s: its array '%s' does not have the shape, chunks and dtype of the plan's operation",
                            s->name, t ? t->path : path);
@@ -1027,7 +1058,6 @@ void exec_close(plan *p)
 int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
 {
     plan *p = &z->p;
-    const zc_target *targets = z->targets;
     if (!dst && z->ntargets < p->noutputs)
         return zc__err(ZC_EINVAL, "the plan was made without targets: there is nowhere to write its results");
     const exec_backend *ex;
@@ -1083,8 +1113,7 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
         if (s->group >= 0 && s->group != k) continue; /* created and computed with its group's first stage */
         for (int j = k; j < p->nstages && rc == 0; j++) /* the stage, and the others of its group */
             if ((j == k || p->stages[j].group == k) && !(dst && p->stages[j].target >= 0))
-                rc = create_stage_array(&p->stages[j], p->stages[j].target >= 0 ? &targets[p->stages[j].target] : NULL,
-                                        work, j, spec->resume);
+                rc = create_stage_array(z, &p->stages[j], work, j, spec->resume);
         if (rc == 0) {
             s->erase_input = !spec->resume && may_erase_input(p, k);
             memcheck_begin(&mc, k);

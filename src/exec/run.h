@@ -7,7 +7,7 @@
 /* spec->work_dir, or a fresh $TMPDIR/zcube-work-<pid>-<n>. */
 int exec_work_dir(const zc_spec *spec, char *buf, size_t size);
 /* Create every stage's array (targets, and work_dir intermediates "op<k>"). */
-int exec_prepare(plan *p, const zc_target *targets, zc_store *work, int resume);
+int exec_prepare(zc_plan *z, zc_store *work, int resume);
 /* Open every stage's array, created before by exec_prepare (a worker). */
 int exec_open(plan *p, const zc_target *targets, zc_store *work);
 /* Run tasks [first, last) of stage k. */

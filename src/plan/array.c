@@ -2,6 +2,7 @@
  * any region of a node's values through its kind (see array.h, kind.h). */
 #include "plan/array.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -14,8 +15,11 @@ int node_new(node_kind kind, int ndim, const int64_t *shape, const int64_t *chun
              zc_array *const *inputs, zc_array **out)
 {
     if (ndim < 0 || ndim > ZC_MAX_DIMS) return zc__err(ZC_EINVAL, "arrays have 0..%d dimensions (got %d)", ZC_MAX_DIMS, ndim);
-    size_t isz = 1; /* ZC_RAW (accumulator records): the caller sets itemsize */
-    if (dtype != ZC_RAW && zc_dtype_parse(zc_dtype_name(dtype), &dtype, &isz) < 0)
+    /* ZC_RAW (accumulator records), ZC_BYTES and ZC_UNICODE (copied, never
+     * computed on: the kernels refuse them): the caller sets itemsize */
+    size_t isz = 1;
+    bool sized = dtype == ZC_RAW || dtype == ZC_BYTES || dtype == ZC_UNICODE;
+    if (!sized && zc_dtype_parse(zc_dtype_name(dtype), &dtype, &isz) < 0)
         return zc__err(ZC_EUNSUPPORTED, "dtype %s is not supported in computations", zc_dtype_name(dtype));
     int64_t elems = 1;
     for (int d = 0; d < ndim; d++) {

@@ -104,6 +104,8 @@ zc_dtype kind_dtype_of(const json_t *v)
     zc_dtype t = ZC_DTYPE_INVALID;
     const char *s = json_string_value(v);
     if (s && !strcmp(s, "raw")) return ZC_RAW;
+    if (s && !strcmp(s, "bytes")) return ZC_BYTES;
+    if (s && !strcmp(s, "unicode")) return ZC_UNICODE;
     if (s) zc_dtype_parse(s, &t, NULL);
     return t;
 }

@@ -77,6 +77,8 @@ struct zc_plan {
     char *executor;          /* owned copy, or NULL */
     int ntargets;            /* == p.noutputs when targets were given, else 0 */
     zc_target *targets;      /* owned copies of the targets (path and codec strings owned) */
+    zc_zarr_create_opts **creates; /* ntargets owned creation options (NULL entries, or NULL:
+                                      from the target's codec and zarr_format) */
     zc_store **stores;       /* stores a loaded plan opened itself (sources, targets), closed by zc_plan_free */
     int nstores;
     pthread_mutex_t lock;    /* one execution at a time */

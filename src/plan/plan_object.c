@@ -30,6 +30,35 @@ static char *dup_or_null(const char *s, int *rc)
     return c;
 }
 
+/* A target's creation options, owned by the plan (its strings copied). */
+static void free_create(zc_zarr_create_opts *c)
+{
+    if (!c) return;
+    zc__free((char *)c->codec);
+    zc__free((char *)c->fill_value);
+    zc__free((char *)c->attributes);
+    zc__free((char *)c->dimension_names);
+    zc__free(c);
+}
+
+static int copy_create(const zc_zarr_create_opts *from, zc_zarr_create_opts **out)
+{
+    int rc = 0;
+    zc_zarr_create_opts *c = zc__malloc(sizeof *c);
+    if (!c) return ZC_ENOMEM;
+    *c = *from;
+    c->codec = dup_or_null(from->codec, &rc);
+    c->fill_value = dup_or_null(from->fill_value, &rc);
+    c->attributes = dup_or_null(from->attributes, &rc);
+    c->dimension_names = dup_or_null(from->dimension_names, &rc);
+    if (rc < 0) {
+        free_create(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
 int plan_object(plan *p, const zc_spec *spec, const zc_target *targets, zc_plan **out)
 {
     *out = NULL;
@@ -83,6 +112,31 @@ int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc
     return plan_object(&p, &sp, targets, out);
 }
 
+int zc_plan_create_advanced(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
+                            const zc_zarr_create_opts *const *create, zc_plan **out)
+{
+    if (!create) return zc_plan_create(spec, n, arrays, targets, out);
+    zc__err_clear();
+    if (out) *out = NULL;
+    if (!targets || n < 1 || n > 64) return zc__err(ZC_EINVAL, "zc_plan_create_advanced: creation options need 1..64 targets");
+    zc_target t[64]; /* the compressor the projection counts is the one created */
+    for (int i = 0; i < n; i++) {
+        t[i] = targets[i];
+        if (create[i] && create[i]->codec) t[i].codec = create[i]->codec;
+    }
+    ZC_TRY(zc_plan_create(spec, n, arrays, t, out));
+    zc_plan *z = *out;
+    int rc = 0;
+    if (!(z->creates = zc__calloc((size_t)z->ntargets, sizeof *z->creates))) rc = ZC_ENOMEM;
+    for (int i = 0; i < z->ntargets && rc == 0; i++)
+        if (create[i]) rc = copy_create(create[i], &z->creates[i]);
+    if (rc < 0) {
+        zc_plan_free(z);
+        *out = NULL;
+    }
+    return rc;
+}
+
 void zc_plan_free(zc_plan *z)
 {
     if (!z) return;
@@ -90,7 +144,9 @@ void zc_plan_free(zc_plan *z)
     for (int i = 0; i < z->ntargets; i++) {
         zc__free((char *)z->targets[i].path);
         zc__free((char *)z->targets[i].codec);
+        if (z->creates) free_create(z->creates[i]);
     }
+    zc__free(z->creates);
     zc__free(z->targets);
     for (int i = 0; i < z->nstores; i++) zc_store_close(z->stores[i]);
     zc__free(z->stores);

@@ -153,7 +153,7 @@ static int node_from_json(const json_t *o, zc_array **built, int i, store_list *
     int rc = 0;
     const json_t *jis = json_object_get(o, "itemsize");
     json_int_t isz = json_integer_value(jis);
-    if (!json_is_integer(jis) || (dt == ZC_RAW ? isz < 1 || isz > 65536 : (size_t)isz != a->itemsize))
+    if (!json_is_integer(jis) || (dt == ZC_RAW || dt == ZC_BYTES || dt == ZC_UNICODE ? isz < 1 || isz > 65536 : (size_t)isz != a->itemsize))
         rc = zc__err(ZC_EFORMAT, "plan: node %d: itemsize %lld for dtype %s", i, (long long)isz, zc_dtype_name(dt));
     else a->itemsize = (size_t)isz;
     if (rc == 0 && k->from_json) rc = k->from_json(o, a, i);

@@ -29,6 +29,7 @@ int node_from_zarr(zc_store *st, const char *path, zc_array **out)
         zc_zarr_close(z);
         return rc;
     }
+    (*out)->itemsize = z->m.dtype.size; /* bytes and unicode: their length */
     (*out)->p.zarr.store = st;
     (*out)->p.zarr.z = z;
     (*out)->p.zarr.path = zc__strdup(z->path);

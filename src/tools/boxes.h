@@ -1,6 +1,6 @@
 /* tools/boxes.h — walk a selection in boxes that fit a memory budget.
  *
- * get, put and copy never hold a whole selection in memory: they visit it box
+ * get and put never hold a whole selection in memory: they visit it box
  * by box. Boxes are aligned to a unit grid (the array's chunks, or the
  * destination's shards) so each chunk is decoded or encoded once, and are
  * grown from the last dimension outwards while they fit the budget:

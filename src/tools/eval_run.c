@@ -1,5 +1,5 @@
 /* tools/eval_run.c — options, output target, plan display and computation
- * shared by `zcube eval` and `zcube rechunk` (see eval_run.h).
+ * shared by `zcube eval`, `rechunk` and `copy` (see eval_run.h).
  *
  * The progress callback always runs (not only on a terminal) so that Ctrl-C
  * can cancel: SIGINT sets a flag, the next finished task sees it and the
@@ -182,7 +182,7 @@ int run_compute(run_opts *o, zc_array *a)
     zc_target target = {st, "", o->codec, o->format};
 
     /* planned once: described, then executed */
-    rc = zc_plan_create(&o->spec, 1, &a, &target, &zp);
+    rc = zc_plan_create_advanced(&o->spec, 1, &a, &target, o->create ? &o->create : NULL, &zp);
     if (rc == 0 && (o->plan_only || o->visualize || draw || o->dist != RUN_THREADS)) rc = zc_plan_to_json(zp, &plan);
     if (rc < 0) {
         ec = cli_fail_zc(rc, "planning");

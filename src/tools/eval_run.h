@@ -1,4 +1,4 @@
-/* tools/eval_run.h — the part of `zcube eval` and `zcube rechunk` after the
+/* tools/eval_run.h — the part of `zcube eval`, `rechunk` and `copy` after the
  * lazy array is built: memory and thread options into a zc_spec, the output
  * target, --plan-only and --visualize, computing with a progress bar and the
  * summary. Every function prints its own error line and returns an exit
@@ -34,6 +34,7 @@ typedef struct {
     int plan_only;            /* --plan-only */
     int json;                 /* --json: print the library's JSON instead of the text summaries */
     int quiet;                /* --quiet: no summary, no progress bar */
+    const zc_zarr_create_opts *create; /* the output's creation options (copy), or NULL */
     /* filled by run_prepare */
     zc_spec spec;
     int format;               /* 0 = library default */

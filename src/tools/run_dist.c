@@ -1,5 +1,5 @@
-/* tools/run_dist.c — `--executor processes|mpi` of `zcube eval` and `zcube
- * rechunk` (see eval_run.h and docs/distributed.md).
+/* tools/run_dist.c — `--executor processes|mpi|slurm` of `zcube eval`,
+ * `rechunk` and `copy` (see eval_run.h and docs/distributed.md).
  *
  * The plan is saved in the work directory (WORK/zcube-plan.json, with the
  * plan summary beside it); --resume reuses them after checking that the
@@ -74,7 +74,10 @@ static int save_or_reuse(run_opts *o, zc_array *a, zc_target *target, const char
         return -1;
     }
     o->spec.work_dir = dir;
-    int rc = zc_plan_save(&o->spec, 1, &a, target, plan);
+    zc_plan *zp = NULL;
+    int rc = zc_plan_create_advanced(&o->spec, 1, &a, target, o->create ? &o->create : NULL, &zp);
+    if (rc == 0) rc = zc_plan_write(zp, plan);
+    zc_plan_free(zp);
     if (rc < 0) return cli_fail_zc(rc, "saving the plan");
     return -1; /* zc_dist_run writes the summary */
 }

@@ -439,6 +439,16 @@ int zc_zarr_info(const zc_zarr *a, zc_zarr_info_t *info)
     return 0;
 }
 
+int zc_zarr_codec_spec(const zc_zarr *a, int zarr_format, char **spec)
+{
+    zc__err_clear();
+    if (!a || !spec) return zc__err(ZC_EINVAL, "zc_zarr_codec_spec: NULL argument");
+    *spec = NULL;
+    if (zarr_format != 2 && zarr_format != 3)
+        return zc__err(ZC_EINVAL, "zc_zarr_codec_spec: zarr_format must be 2 or 3, not %d", zarr_format);
+    return codec_spec_of(a->m.sharded ? a->m.inner_codecs : a->m.codecs, zarr_format, spec);
+}
+
 int zc_zarr_metadata_json(const zc_zarr *a, char **out)
 {
     zc__err_clear();

@@ -55,7 +55,7 @@ a[:8, :7, :5] = np.nan   # one chunk entirely fill value
 np.save('$TMP/src.npy', a)"
 expect_ok put "$SRC" "$TMP/src.npy"
 V3="$TMP/v3"
-expect_ok copy "$SRC" "$V3" --zarr-format 3 --shards 16,14,10 --codec zstd:5,crc32c --max-mem 64KB --threads 2 &&
+expect_ok copy "$SRC" "$V3" --zarr-format 3 --shards 16,14,10 --codec zstd:5,crc32c --max-mem 1MB --threads 2 &&
     same_data "$SRC" "$V3" && same_data "$SRC" "$V3" "3:30:4,5,..."
 if [ -d "$V3" ]; then
     [ "$(field "$V3" zarr_format)" = 3 ] || fail "copy: DST is not v3"
@@ -75,9 +75,10 @@ if [ -d "$V2" ]; then
     field "$V2" codecs | grep -q '"level":5' || fail "copy back: zstd level not kept: $(field "$V2" codecs)"
 fi
 
-# ---- rechunk within v3, tiny memory; then shard with a memory bound too small for a shard
+# ---- rechunk within v3 under a small bound (a task's memory counts everything: its
+# chunks, the codecs' contexts); then shard with a memory bound too small for a shard
 R="$TMP/rechunked"
-expect_ok copy "$SRC" "$R" --chunks 5,5,11 --codec gzip:1 --max-mem 3KB && same_data "$SRC" "$R" &&
+expect_ok copy "$SRC" "$R" --chunks 5,5,11 --codec gzip:1 --max-mem 1MB && same_data "$SRC" "$R" &&
     [ "$(field "$R" chunks)" = "[5,5,11]" ] || fail "rechunk"
 expect_fail 1 "raise --max-mem" copy "$SRC" "$TMP/toosmall" --zarr-format 3 --shards 16,14,10 --max-mem 10KB
 expect_ok copy "$SRC" "$TMP/nocodec" --codec none --zarr-format 3 --chunks 37,29,11 && same_data "$SRC" "$TMP/nocodec"
@@ -92,5 +93,7 @@ expect_fail 2 "bad --zarr-format" copy "$SRC" "$TMP/bad" --zarr-format 1
 expect_fail 1 "No such file or directory" copy "$TMP/none" "$TMP/bad"
 expect_fail 1 "not supported" copy "$DATA/zarrita/v2/data.zarr/1d.contiguous.json2.O" "$TMP/bad"
 expect_fail 1 "sharding" copy "$SRC" "$TMP/bad2" --zarr-format 2 --shards 16,14,10
+expect_fail 1 "raise allowed_mem" copy "$SRC" "$TMP/bad3" --chunks 5,5,11 --max-mem 16KB
+expect_fail 2 "not both" copy "$SRC" "$TMP/bad3" --max-mem 1MB --allowed-mem 1MB
 
 finish

@@ -6,7 +6,8 @@
 #                               `$DIST_RUN zcube ARGS... -o $TMP/NAME.d $DIST_OPTS`, and
 #                               compare the two outputs' files byte for byte
 #   dist_cases                  dist_same over Quadratic Means, a multistage rechunk,
-#                               an rfft along a chunked axis and a TSQR SVD
+#                               an rfft along a chunked axis, a TSQR SVD and a copy
+#                               into a sharded array
 #   report_sum FILE KEY         sum of KEY over the workers of a --json report
 # DIST_RUN (e.g. "mpirun -np 3") and DIST_OPTS (e.g. "--executor processes --workers 3")
 # come from the test.
@@ -47,6 +48,8 @@ dist_cases() {
     dist_same rechunk rechunk "$TMP/r.zarr" --chunks 4,64,64 --allowed-mem 1MB --codec none
     dist_same rfft eval 'rfft(u, axis=0)' --in u="$TMP/u.zarr" --allowed-mem 4MB
     dist_same tsqr eval 'svd(a)[1]' --in a="$TMP/a.zarr"
+    dist_same copy copy "$TMP/r.zarr" --chunks 16,32,32 --zarr-format 2 --max-mem 2MB
+    dist_same copy3 copy "$TMP/r.zarr" --chunks 4,32,32 --shards 8,64,64 --codec zstd:1,crc32c --max-mem 4MB
 }
 
 report_sum() {

@@ -1,4 +1,4 @@
-/* tools/zcube.c — the zcube command: main, dispatch to subcommands, help.
+/* tools/main.c — the zcube command: main, dispatch to subcommands, help.
  *
  * Exit status: 0 success, 1 runtime failure, 2 usage error. Every failure
  * prints exactly one line on stderr, "zcube: <cmd>: <what failed and where>". */
