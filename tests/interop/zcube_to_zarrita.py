@@ -140,9 +140,11 @@ def make_copy_case(rng, zc, work, i, dtype, codec):
         unit = tuple(c * int(rng.integers(1, 4)) for c in new_chunks)
         args += ["--shards", ",".join(map(str, unit))]
     if rng.random() < 0.4:
-        # a memory bound just large enough for one write unit (shard or chunk)
+        # a small memory bound: 1-3 write units (shard or chunk), but at least 1 MiB,
+        # since copy's --max-mem bounds everything a task holds (decoders, codec
+        # state), which the engine does not plan under a few hundred KB
         nbytes = int(np.prod(unit)) * dt.itemsize
-        args.append("--max-mem=%dB" % (nbytes * int(rng.integers(1, 4))))
+        args.append("--max-mem=%dB" % max(nbytes * int(rng.integers(1, 4)), 1 << 20))
     if rng.random() < 0.3:
         args.append("--threads=%d" % int(rng.integers(1, 4)))
     case = {"id": i, "path": dst, "dtype": dtype,
