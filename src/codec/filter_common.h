@@ -169,19 +169,7 @@ static inline void num_store(const num_fmt *f, unsigned char *p, num_val v)
     memcpy(p, b, f->size);
 }
 
-/* Defined float → integer conversions (see the top comment). */
-static inline int64_t num_f2i(double d)
-{
-    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
-    return (int64_t)d;
-}
-
-static inline uint64_t num_f2u(double d)
-{
-    if (d >= 0 && d < 18446744073709551616.0) return (uint64_t)d;
-    return (uint64_t)num_f2i(d);
-}
-
+/* Defined float → integer conversions (see the top comment; dtype_f2i, dtype_f2u in core/dtype.h). */
 static inline int32_t num_f2i32(double d)
 {
     if (!(d > -2147483649.0 && d < 2147483648.0)) return INT32_MIN;
@@ -212,8 +200,8 @@ static inline num_val num_cast(num_kind from, num_val v, const num_fmt *to)
         if (from == NUM_FLOAT) {
             if (to->size <= 2 || (to->size == 4 && to->kind == NUM_INT))
                 return num_wrap(to, (uint64_t)(int64_t)num_f2i32(v.d));
-            if (to->size == 8 && to->kind == NUM_UINT) return num_wrap(to, num_f2u(v.d));
-            return num_wrap(to, (uint64_t)num_f2i(v.d));
+            if (to->size == 8 && to->kind == NUM_UINT) return num_wrap(to, dtype_f2u(v.d));
+            return num_wrap(to, (uint64_t)dtype_f2i(v.d));
         }
         return num_wrap(to, v.u);
     default:

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "zcube.h"
 
@@ -50,5 +51,20 @@ json_t *dtype_fill_json(const dtype_t *dt, const void *fill, bool is_null, int z
 /* IEEE half <-> float. */
 float dtype_half_to_float(uint16_t h);
 uint16_t dtype_float_to_half(float f);
+
+/* double -> integer without undefined behaviour, as NumPy's astype on x86:
+ * NaN and values beyond int64 give INT64_MIN; dtype_f2u takes [0, 2^64) as
+ * it is and wraps the rest through int64 (negative values wrap). */
+static inline int64_t dtype_f2i(double d)
+{
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
+    return (int64_t)d;
+}
+
+static inline uint64_t dtype_f2u(double d)
+{
+    if (d >= 0 && d < 18446744073709551616.0) return (uint64_t)d;
+    return (uint64_t)dtype_f2i(d);
+}
 
 #endif

@@ -548,14 +548,6 @@ zc_dtype manip_scan_acc_dtype(zc_dtype result)
     return k == K_CPX ? ZC_COMPLEX128 : k == K_FLT ? ZC_FLOAT64 : ZC_INT64;
 }
 
-/* double → integer bits without undefined behaviour (NumPy gives INT64_MIN for NaN/out of range). */
-static uint64_t f2i(double d)
-{
-    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) return (uint64_t)(int64_t)d;
-    if (d >= 0 && d < 18446744073709551616.0) return (uint64_t)d;
-    return (uint64_t)1 << 63;
-}
-
 static void acc_load(zc_dtype t, const unsigned char *p, int k, acc_v *v)
 {
     double re = 0, im = 0;
@@ -579,7 +571,7 @@ static void acc_load(zc_dtype t, const unsigned char *p, int k, acc_v *v)
     default: break;
     }
     if (!real) re = sgn ? (double)(int64_t)iv : (double)iv;
-    if (k == K_INT) v->i = real ? f2i(re) : iv;
+    if (k == K_INT) v->i = real ? dtype_f2u(re) : iv;
     else if (k == K_FLT) v->f = re;
     else {
         v->c[0] = re;

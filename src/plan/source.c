@@ -131,36 +131,20 @@ const node_kind_def kind_buffer = {
 
 /* ---- CREATE and SCALAR: values from numbers ---- */
 
-/* double -> integer without undefined behaviour: NaN gives 0, values beyond the
- * 64-bit range saturate (a number from a graph is a double: fuzzing found
- * `(-9223372036854775807 - 0) // -1`, 2^63 as a double, cast to int64) */
-static int64_t to_i64(double v)
-{
-    if (v != v) return 0;
-    if (v >= 0x1p63) return INT64_MAX;
-    if (v < -0x1p63) return INT64_MIN;
-    return (int64_t)v;
-}
-
-static uint64_t to_u64(double v)
-{
-    if (!(v > 0)) return 0; /* NaN and negatives */
-    if (v >= 0x1p64) return UINT64_MAX;
-    return (uint64_t)v;
-}
-
+/* numbers become integers as NumPy's astype does, without undefined behaviour (fuzzing
+ * found `(-9223372036854775807 - 0) // -1`, 2^63 as a double, cast to int64) */
 static void store_double(zc_dtype t, double v, unsigned char *p)
 {
     switch (t) {
     case ZC_BOOL: p[0] = v != 0; break;
-    case ZC_INT8: { int8_t x = (int8_t)to_i64(v); memcpy(p, &x, 1); break; }
-    case ZC_INT16: { int16_t x = (int16_t)to_i64(v); memcpy(p, &x, 2); break; }
-    case ZC_INT32: { int32_t x = (int32_t)to_i64(v); memcpy(p, &x, 4); break; }
-    case ZC_INT64: { int64_t x = to_i64(v); memcpy(p, &x, 8); break; }
-    case ZC_UINT8: { uint8_t x = (uint8_t)to_u64(v); memcpy(p, &x, 1); break; }
-    case ZC_UINT16: { uint16_t x = (uint16_t)to_u64(v); memcpy(p, &x, 2); break; }
-    case ZC_UINT32: { uint32_t x = (uint32_t)to_u64(v); memcpy(p, &x, 4); break; }
-    case ZC_UINT64: { uint64_t x = to_u64(v); memcpy(p, &x, 8); break; }
+    case ZC_INT8: { int8_t x = (int8_t)dtype_f2i(v); memcpy(p, &x, 1); break; }
+    case ZC_INT16: { int16_t x = (int16_t)dtype_f2i(v); memcpy(p, &x, 2); break; }
+    case ZC_INT32: { int32_t x = (int32_t)dtype_f2i(v); memcpy(p, &x, 4); break; }
+    case ZC_INT64: { int64_t x = dtype_f2i(v); memcpy(p, &x, 8); break; }
+    case ZC_UINT8: { uint8_t x = (uint8_t)dtype_f2u(v < 0 ? 0 : v); memcpy(p, &x, 1); break; }
+    case ZC_UINT16: { uint16_t x = (uint16_t)dtype_f2u(v < 0 ? 0 : v); memcpy(p, &x, 2); break; }
+    case ZC_UINT32: { uint32_t x = (uint32_t)dtype_f2u(v < 0 ? 0 : v); memcpy(p, &x, 4); break; }
+    case ZC_UINT64: { uint64_t x = dtype_f2u(v < 0 ? 0 : v); memcpy(p, &x, 8); break; }
     case ZC_FLOAT16: { uint16_t h = dtype_float_to_half((float)v); memcpy(p, &h, 2); break; }
     case ZC_FLOAT32: { float f = (float)v; memcpy(p, &f, 4); break; }
     case ZC_FLOAT64: memcpy(p, &v, 8); break;
