@@ -985,6 +985,21 @@ ZC_API int zc_mask_select(const zc_spec *spec, zc_array *x, zc_array *mask, zc_a
  * @return 0, ZC_EINVAL (a 0-d x, NULL argument), or an error of the count's computation.
  */
 ZC_API int zc_nonzero(const zc_spec *spec, zc_array *x, zc_array **outs);
+/**
+ * The distinct values of x (flattened), as the array API's unique_all,
+ * unique_counts, unique_inverse and unique_values: values (1-D, sorted, NaNs
+ * last and each NaN distinct, -0 equal to +0), indices (int64, the first
+ * occurrence of each in flattened x), inverse (int64, x's shape: the index in
+ * values of each element) and counts (int64). Pass NULL for any not wanted.
+ * Built on zc_sort (an external sort when x is larger than a task's memory)
+ * and one selection counted now under spec as zc_mask_select (it computes the
+ * sort once); the arrays sort again when computed. Bool, integer and real
+ * float dtypes; an inverse for at most 3037000499 elements.
+ * @return 0, ZC_EINVAL (NULL spec or x, a complex or string dtype),
+ *         ZC_EUNSUPPORTED (an inverse of a larger x), or an error of the count.
+ */
+ZC_API int zc_unique(const zc_spec *spec, zc_array *x, zc_array **values, zc_array **indices, zc_array **inverse,
+                     zc_array **counts);
 
 /* ===================================================================== 12. Plans [experimental] */
 

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec/rmtree.h"
 #include "plan/plan.h"
 
 #define MAX_TESTS 1024
@@ -117,6 +118,34 @@ void check_rss_matters(json_t *doc, const char *what)
         fprintf(stderr, "%s: largest RSS growth of a stage %lld <= uncounted reserve %lld\n", what, (long long)growth,
                 (long long)uncounted);
     CHECK(growth > uncounted);
+}
+
+void big_run_init(big_run *b, const char *name, size_t allowed)
+{
+    snprintf(b->dir, sizeof b->dir, "/tmp/zcube-%s-XXXXXX", name);
+    CHECK(mkdtemp(b->dir) != NULL);
+    snprintf(b->work, sizeof b->work, "%s/work", b->dir);
+    b->st = NULL;
+    CHECK_OK(zc_store_open(b->dir, 0, &b->st));
+    b->spec = (zc_spec)ZC_SPEC_INIT;
+    b->spec.allowed_mem = allowed;
+    b->spec.nthreads = 2;
+    b->spec.work_dir = b->work;
+}
+
+void big_run_end(big_run *b)
+{
+    zc_store_close(b->st);
+    exec_rm_tree(b->dir);
+}
+
+void check_big_peak(size_t peak, size_t allowed, const char *what)
+{
+    size_t bound = 2 * allowed + ((size_t)64 << 20);
+    if (getenv("ZC_SHOW")) fprintf(stderr, "%s: peak RSS %.1f MB (bound %.1f MB)\n", what, peak / 1e6, bound / 1e6);
+#if !defined(__SANITIZE_ADDRESS__)
+    CHECK(peak > 0 && peak <= bound);
+#endif
 }
 
 json_t *report_json_doc(zc_report *rep)

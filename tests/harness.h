@@ -108,6 +108,21 @@ void check_memory(json_t *doc, const char *what);
  * agreement with the counted memory is a real test (it would fail if the
  * allocator counted nothing). Not under AddressSanitizer. */
 void check_rss_matters(json_t *doc, const char *what);
+/* A computation over an array much larger than its bound: `allowed` bytes per
+ * task, 2 threads, results in an fs store in a new temporary directory
+ * (/tmp/zcube-<name>-XXXXXX) holding the work dir too. big_run_end closes and
+ * removes it. */
+typedef struct {
+    char dir[64], work[80];
+    zc_store *st;
+    zc_spec spec;
+} big_run;
+void big_run_init(big_run *b, const char *name, size_t allowed);
+void big_run_end(big_run *b);
+/* A peak RSS (bytes, > 0) within 2 x allowed_mem + 64 MiB (issue 18's bound;
+ * not checked under AddressSanitizer); ZC_SHOW=1 prints it. */
+void check_big_peak(size_t peak, size_t allowed, const char *what);
+
 /* The report as parsed JSON; frees rep. The caller json_decref's the result. */
 json_t *report_json_doc(zc_report *rep);
 /* report_json_doc, then check_contract. */

@@ -313,32 +313,20 @@ TEST(argsort_16x_allowed_mem)
     CHECK_OK(zc_elementwise("floor", 1, &u, &k)); /* 1000 distinct values: many ties */
     x = k;
     CHECK_OK(zc_argsort(x, 0, 0, &as));
-    char dir[] = "/tmp/zcube-sort-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    zc_store *st;
-    CHECK_OK(zc_store_open(dir, 0, &st));
+    big_run b;
+    big_run_init(&b, "sort", allowed);
+    zc_store *st = b.st;
     zc_target t = {st, "idx", "none", 3};
-    zc_spec s = ZC_SPEC_INIT;
-    s.allowed_mem = allowed;
-    s.nthreads = 2;
-    char wd[64];
-    snprintf(wd, sizeof wd, "%s/work", dir);
-    s.work_dir = wd;
     char *plan = NULL;
-    CHECK_OK(zc_plan_json(&s, 1, &as, NULL, &plan));
+    CHECK_OK(zc_plan_json(&b.spec, 1, &as, NULL, &plan));
     CHECK(plan && strstr(plan, "argsort (merge)"));
     zc_free(plan);
     zc_report *rep = NULL;
-    CHECK_OK(zc_compute(&s, 1, &as, &t, &rep));
+    CHECK_OK(zc_compute(&b.spec, 1, &as, &t, &rep));
     json_t *doc = report_json_doc(rep);
     check_contract(doc, "argsort 16x");
-    json_t *mem = json_object_get(doc, "memory");
-    json_int_t peak = json_integer_value(json_object_get(mem, "peak_rss"));
-    if (getenv("ZC_SHOW")) fprintf(stderr, "argsort 16x: peak RSS %.1f MB (bound %.1f MB)\n", peak / 1e6,
-                                   (2.0 * (double)allowed + (64 << 20)) / 1e6);
-#if !defined(__SANITIZE_ADDRESS__)
-    CHECK(peak > 0 && (size_t)peak <= 2 * allowed + ((size_t)64 << 20));
-#endif
+    check_big_peak((size_t)json_integer_value(json_object_get(json_object_get(doc, "memory"), "peak_rss")), allowed,
+                   "argsort 16x");
     json_decref(doc);
     /* check it: a permutation, values non-decreasing, ties by position */
     double *v = malloc((size_t)n * sizeof(double));
@@ -363,14 +351,13 @@ TEST(argsort_16x_allowed_mem)
     }
     CHECK(bad == 0);
     zc_zarr_close(z);
-    zc_store_close(st);
     free(v);
     free(idx);
     free(seen);
     zc_array_release(as);
     zc_array_release(k);
     zc_array_release(u);
-    exec_rm_tree(dir);
+    big_run_end(&b);
 }
 
 /* The external sort as a saved plan run operation by operation, in parts (as

@@ -1,6 +1,7 @@
 /* python/src/compute.c — the spec, computing (into stores or a buffer) with
  * progress callbacks and cancellation, plans as JSON. */
 #include <stdatomic.h>
+#include <string.h>
 
 #include "zcpy.h"
 
@@ -289,6 +290,22 @@ static PyObject *mask_select(PyObject *self, PyObject *args)
     return zcpy_node_result(rc, out);
 }
 
+/* A tuple of n new Nodes taking the references of r[0..n) (released on failure). */
+static PyObject *nodes_tuple(zc_array **r, int n)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int k = 0; k < n; k++) {
+        PyObject *o = t ? zcpy_node_new(r[k]) : NULL;
+        if (!o) {
+            for (int e = k + (t != NULL); e < n; e++) zc_array_release(r[e]); /* a failed Node released its own */
+            Py_XDECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, k, o);
+    }
+    return t;
+}
+
 /* nonzero(spec, node) -> tuple of Nodes, one per dimension, counted now under spec */
 static PyObject *nonzero(PyObject *self, PyObject *args)
 {
@@ -300,22 +317,34 @@ static PyObject *nonzero(PyObject *self, PyObject *args)
     if (zc_array_info(x, &nd, NULL, NULL, NULL) < 0) return zcpy_raise(ZC_EINVAL);
     ZCPY_CALL(rc, zc_nonzero(&spec, x, outs));
     if (rc < 0) return zcpy_raise(rc);
-    PyObject *t = PyTuple_New(nd);
-    for (int d = 0; d < nd; d++) {
-        PyObject *o = t ? zcpy_node_new(outs[d]) : NULL;
-        if (!o) {
-            for (int e = d + (t != NULL); e < nd; e++) zc_array_release(outs[e]); /* a failed Node released its own */
-            Py_XDECREF(t);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, d, o);
-    }
-    return t;
+    return nodes_tuple(outs, nd);
+}
+
+/* unique(spec, node, want) -> tuple of Nodes: zc_unique's results named by
+ * the letters of want in order (v values, i indices, n inverse, c counts),
+ * counted now under spec */
+static PyObject *unique(PyObject *self, PyObject *args)
+{
+    PyObject *sd;
+    const char *want;
+    zc_array *x, *r[4] = {NULL, NULL, NULL, NULL};
+    zc_spec spec;
+    int rc;
+    if (!PyArg_ParseTuple(args, "OO&s", &sd, zcpy_conv_node, &x, &want) || zcpy_spec_from_dict(sd, &spec)) return NULL;
+    zc_array **p[4];
+    for (int k = 0; k < 4; k++) p[k] = strchr(want, "vinc"[k]) ? &r[k] : NULL;
+    ZCPY_CALL(rc, zc_unique(&spec, x, p[0], p[1], p[2], p[3]));
+    if (rc < 0) return zcpy_raise(rc);
+    int n = 0;
+    for (int k = 0; k < 4; k++)
+        if (r[k]) r[n++] = r[k];
+    return nodes_tuple(r, n);
 }
 
 PyMethodDef zcpy_compute_methods[] = {
     {"mask_select", mask_select, METH_VARARGS, "mask_select(spec, node, mask) -> Node (x[mask], counted now)"},
     {"nonzero", nonzero, METH_VARARGS, "nonzero(spec, node) -> (Node, ...) (counted now)"},
+    {"unique", unique, METH_VARARGS, "unique(spec, node, 'vinc') -> (Node, ...) (counted now)"},
     {"compute", compute, METH_VARARGS, "compute(spec, nodes, targets, progress, token) -> report JSON"},
     {"compute_buffer", compute_buffer, METH_VARARGS,
      "compute_buffer(spec, node, buffer, progress, token) -> report JSON"},

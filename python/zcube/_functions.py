@@ -1,6 +1,7 @@
 """The array API's functions over lazy arrays: creation, elementwise,
 statistical, searching, manipulation, data types, linear algebra basics."""
 import builtins as _b
+from collections import namedtuple as _namedtuple
 
 import numpy as np
 
@@ -372,6 +373,37 @@ def nonzero(x, /):
     if x.ndim == 0:
         raise ValueError("nonzero of a 0-d array")
     return tuple(_wrap(n, x, op="nonzero") for n in _zcube.nonzero(_spec(None, (x,)).to_dict(), x._node))
+
+
+UniqueAllResult = _namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = _namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = _namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def _unique(x, want):
+    """zc_unique's results named by want (v values, i indices, n inverse, c
+    counts): a sort, then a selection counted now (under the spec x carries, or
+    the default one)."""
+    from ._compute import _spec
+    return [_wrap(n, x, op="unique") for n in _zcube.unique(_spec(None, (x,)).to_dict(), x._node, want)]
+
+
+def unique_all(x, /):
+    """Distinct values of x flattened (sorted, each NaN distinct), the first index
+    of each, the inverse indices (x's shape) and the counts."""
+    return UniqueAllResult(*_unique(x, "vinc"))
+
+
+def unique_counts(x, /):
+    return UniqueCountsResult(*_unique(x, "vc"))
+
+
+def unique_inverse(x, /):
+    return UniqueInverseResult(*_unique(x, "vn"))
+
+
+def unique_values(x, /):
+    return _unique(x, "v")[0]
 
 
 # ---------------------------------------------------------------- manipulation

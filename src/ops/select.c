@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "plan/array.h"
 #include "plan/manip.h"
+#include "select.h"
 
 #define COUNT_FANIN 64 /* segments per block of the counts */
 
@@ -46,36 +47,50 @@ static int count_pass(const zc_spec *spec, zc_array *m, int64_t seg, int64_t nse
     return rc;
 }
 
-/* The COMPRESS node of x1 (rows along dim 0) by bool vector m1, counted now. */
-static int compress(const zc_spec *spec, zc_array *x1, zc_array *m1, zc_array **out)
+int select_compress(const zc_spec *spec, zc_array *m1, int n, zc_array *const *xs, zc_array **outs)
 {
-    /* segments: x1's row chunks (each chunk decoded once per pass), cut in k
-     * equal parts only when a part of x1 and of the mask would take more than an
-     * eighth of the bound (a task holds one of each beside its reads and output,
-     * which the planner projects at some 5 times the part) */
-    int64_t n = x1->shape[0], c = x1->chunks[0] > 0 ? x1->chunks[0] : 1, row = (int64_t)x1->itemsize;
-    for (int d = 1; d < x1->ndim; d++)
-        if (ck_mul_i64(row, x1->chunks[d], &row)) row = INT64_MAX - 1;
+    /* segments: the first array's row chunks (each chunk decoded once per pass),
+     * cut in k equal parts only when a part of the arrays and of the mask would
+     * take more than an eighth of the bound (a task holds one of each beside its
+     * reads and output, which the planner projects at some 5 times the part) */
+    int64_t len = m1->shape[0], c = xs[0]->chunks[0] > 0 ? xs[0]->chunks[0] : 1, row = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t r = (int64_t)xs[i]->itemsize;
+        for (int d = 1; d < xs[i]->ndim; d++)
+            if (ck_mul_i64(r, xs[i]->chunks[d], &r)) r = INT64_MAX - 1;
+        if (r > row) row = r;
+    }
     row++; /* the mask's byte */
     int64_t most = (int64_t)(spec->allowed_mem / 8) / row, k = most > 0 ? ck_ceildiv(c, most) : c;
-    int64_t seg = ck_ceildiv(c, k), nseg = n ? ck_ceildiv(n, seg) : 1, *prefix;
+    int64_t seg = ck_ceildiv(c, k), nseg = len ? ck_ceildiv(len, seg) : 1, *prefix;
     ZC_TRY(count_pass(spec, m1, seg, nseg, &prefix));
-    int64_t shape[ZC_MAX_DIMS], chunks[ZC_MAX_DIMS];
-    for (int d = 0; d < x1->ndim; d++) {
-        shape[d] = d ? x1->shape[d] : prefix[nseg];
-        chunks[d] = d ? x1->chunks[d] : seg;
+    int rc = 0, made = 0;
+    for (; rc == 0 && made < n; made++) {
+        zc_array *x1 = xs[made];
+        int64_t shape[ZC_MAX_DIMS], chunks[ZC_MAX_DIMS], *own = zc__malloc_array((size_t)nseg + 1, sizeof *own);
+        if (!own) {
+            rc = ZC_ENOMEM;
+            break;
+        }
+        memcpy(own, prefix, sizeof *own * (size_t)(nseg + 1));
+        for (int d = 0; d < x1->ndim; d++) {
+            shape[d] = d ? x1->shape[d] : prefix[nseg];
+            chunks[d] = d ? x1->chunks[d] : seg;
+        }
+        zc_array *in[2] = {x1, m1};
+        if ((rc = node_new(NODE_COMPRESS, x1->ndim, shape, chunks, x1->dtype, 2, in, &outs[made])) < 0) {
+            zc__free(own);
+            break;
+        }
+        outs[made]->itemsize = x1->itemsize;
+        outs[made]->p.compress.seg = seg;
+        outs[made]->p.compress.nseg = nseg;
+        outs[made]->p.compress.prefix = own;
     }
-    zc_array *in[2] = {x1, m1};
-    int rc = node_new(NODE_COMPRESS, x1->ndim, shape, chunks, x1->dtype, 2, in, out);
-    if (rc < 0) {
-        zc__free(prefix);
-        return rc;
-    }
-    (*out)->itemsize = x1->itemsize;
-    (*out)->p.compress.seg = seg;
-    (*out)->p.compress.nseg = nseg;
-    (*out)->p.compress.prefix = prefix;
-    return 0;
+    zc__free(prefix);
+    if (rc < 0)
+        while (made > 0) zc_array_release(outs[--made]);
+    return rc;
 }
 
 /* x with its first k dims merged into one of n elements (x itself, retained, when k == 1). */
@@ -111,14 +126,13 @@ int zc_mask_select(const zc_spec *spec, zc_array *x, zc_array *mask, zc_array **
     zc_array *x1 = NULL, *m1 = NULL;
     int rc = merge_leading(x, mask->ndim, n, &x1);
     if (rc == 0) rc = merge_leading(mask, mask->ndim, n, &m1);
-    if (rc == 0) rc = compress(spec, x1, m1, out);
+    if (rc == 0) rc = select_compress(spec, m1, 1, &x1, out);
     zc_array_release(x1);
     zc_array_release(m1);
     return rc;
 }
 
-/* fn(a, v) for an int64 array a and an integer v. */
-static int int_op(const char *fn, zc_array *a, int64_t v, zc_array **out)
+int select_int_op(const char *fn, zc_array *a, int64_t v, zc_array **out)
 {
     zc_array *s;
     ZC_TRY(zc_scalar((double)v, 1, &s));
@@ -142,12 +156,12 @@ int zc_nonzero(const zc_spec *spec, zc_array *x, zc_array **outs)
         zc_array_retain(x);
         mask = x;
     } else {
-        rc = int_op("not_equal", x, 0, &mask);
+        rc = select_int_op("not_equal", x, 0, &mask);
     }
     if (rc == 0) rc = merge_leading(mask, nd, n, &m1);
     /* the flat positions, chunked as the mask's rows */
     if (rc == 0) rc = zc_arange(0, (double)n, 1, ZC_INT64, m1->chunks[0], &pos);
-    if (rc == 0) rc = compress(spec, pos, m1, &flat);
+    if (rc == 0) rc = select_compress(spec, m1, 1, &pos, &flat);
     /* unravelled: index along d = (flat // stride_d) % shape_d */
     int made = 0;
     for (int d = 0; rc == 0 && d < nd; d++) {
@@ -156,12 +170,12 @@ int zc_nonzero(const zc_spec *spec, zc_array *x, zc_array **outs)
         zc_array *q = flat, *r = NULL;
         zc_array_retain(q);
         if (stride > 1) {
-            rc = int_op("floor_divide", q, stride, &r);
+            rc = select_int_op("floor_divide", q, stride, &r);
             zc_array_release(q);
             q = r;
         }
         if (rc == 0 && d > 0) {
-            rc = int_op("remainder", q, x->shape[d] ? x->shape[d] : 1, &r);
+            rc = select_int_op("remainder", q, x->shape[d] ? x->shape[d] : 1, &r);
             zc_array_release(q);
             q = r;
         }

@@ -120,3 +120,22 @@ int ex_fn_isin(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args,
     zc_array_release(t);
     return ex_lib_result(e, f, call, rc, &a, out);
 }
+
+/* unique_all(x) -> (values, indices, inverse_indices, counts); unique_counts(x)
+ * -> (values, counts); unique_inverse(x) -> (values, inverse_indices);
+ * unique_values(x) -> values. Counted now, like x[mask]. */
+int ex_fn_unique(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0 || ex_need_count_spec(call->col, f->name) < 0) return -1;
+    zc_array *r[4] = {NULL, NULL, NULL, NULL};
+    const char *which = f->api; /* the results, in order: v(alues) i(ndices) n (inverse) c(ounts) */
+    zc_array **want[4];
+    for (int k = 0; k < 4; k++) want[k] = strchr(which, "vinc"[k]) ? &r[k] : NULL;
+    int rc = zc_unique(count_spec, args[0].arr, want[0], want[1], want[2], want[3]);
+    if (rc < 0) return ex_fail_zc(e, rc, call->col, f->name);
+    int n = 0;
+    for (int k = 0; k < 4; k++)
+        if (r[k]) r[n++] = r[k];
+    if (n == 1) return ex_set_array(out, r[0]);
+    return ex_set_tuple(out, r, n, call->col);
+}

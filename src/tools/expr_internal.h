@@ -157,6 +157,7 @@ EX_HANDLER(several); /* broadcast_arrays, meshgrid */
 EX_HANDLER(broadcast_shapes);
 EX_HANDLER(nonzero);
 EX_HANDLER(isin);
+EX_HANDLER(unique);
 EX_HANDLER(diff);
 EX_HANDLER(tri);
 EX_HANDLER(cumulative);

@@ -11,8 +11,7 @@
 
 /* names of the array API (and of NumPy) that zcube does not offer yet */
 static const char *const UNAVAILABLE[] = {
-    "dot", "einsum", "inner", "take_along_axis", "unique_all",
-    "unique_counts", "unique_inverse", "unique_values", "result_type",
+    "dot", "einsum", "inner", "take_along_axis", "result_type",
     "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "eigh", "det",
     "norm", "vector_norm", "matrix_norm", "trace", "diagonal", "pinv", "median", "quantile", "percentile",
     "average", "nanmean", "nansum",
@@ -90,6 +89,10 @@ static const ex_fdef FUNCS[] = {
     /* data-dependent sizes: counted when the expression is evaluated (ex_set_spec's bound) */
     {"nonzero", "x", 1, 1, ex_fn_nonzero, "nonzero", 0},
     {"isin", "x1|element,x2|test_elements,invert", 2, 2, ex_fn_isin, "isin", 0},
+    {"unique_all", "x", 1, 1, ex_fn_unique, "vinc", 0},
+    {"unique_counts", "x", 1, 1, ex_fn_unique, "vc", 0},
+    {"unique_inverse", "x", 1, 1, ex_fn_unique, "vn", 0},
+    {"unique_values", "x", 1, 1, ex_fn_unique, "v", 0},
     {"diff", "x,n,axis,prepend,append", 1, 3, ex_fn_diff, "diff", 0},
     {"tril", "x,k", 1, 2, ex_fn_tri, "tril", 0},
     {"triu", "x,k", 1, 2, ex_fn_tri, "triu", 0},

@@ -6,6 +6,7 @@
 #   expect_fail CODE FRAG ARGS...  must exit CODE (or any of 1/2 with CODE=any),
 #                               print ONE stderr line "zcube: <cmd>: ..." that
 #                               contains FRAG, and never die from a signal
+#   check_numpy PRELUDE EXPR REF OPTIONS...  zcube eval EXPR equals NumPy's REF
 #   finish                      exit 1 if anything failed
 #   zc_skip, zc_require_python  a missing dependency: see tests/skip.bash
 # ZC_CLI_VERBOSE=1 prints every expected error line.
@@ -74,6 +75,27 @@ expect_fail() {
         return 1
     fi
     return 0
+}
+
+# check_numpy PRELUDE EXPR REF [OPTIONS...]: `zcube eval EXPR -o NEW OPTIONS...` must
+# succeed and give NumPy's eval(REF): the same dtype, shape and values (NaNs equal).
+# PRELUDE is Python run first with d = $TMP and np, zarr imported (it loads the inputs).
+check_numpy() {
+    local prelude=$1 expr=$2 ref=$3
+    shift 3
+    SEQN=$((SEQN + 1))
+    local out=$TMP/o$SEQN.zarr
+    expect_ok eval "$expr" -o "$out" --zarr-format 2 "$@" || return
+    CHECKS=$((CHECKS + 1))
+    "$PY" - "$TMP" "$out" "$ref" "$prelude" <<'EOF2' || fail "$expr: differs from NumPy's $ref"
+import sys, numpy as np, zarr
+d, out, ref, prelude = sys.argv[1:]
+exec(prelude)
+got, want = zarr.open(out, mode="r")[...], eval(ref)
+assert got.dtype == want.dtype, (got.dtype, want.dtype)
+assert got.shape == want.shape, (got.shape, want.shape)
+np.testing.assert_array_equal(got, want)
+EOF2
 }
 
 finish() {

@@ -19,24 +19,14 @@ zarr.open(f"{d}/v.zarr", mode="w", shape=v.shape, chunks=(999,), dtype=v.dtype)[
 EOF2
 
 # check EXPR NUMPY-EXPR [OPTIONS...]: zcube eval EXPR equals NumPy's (u, v loaded)
-check() {
-    local expr=$1 ref=$2
-    shift 2
-    SEQN=$((SEQN + 1))
-    local out=$TMP/o$SEQN.zarr
-    expect_ok eval "$expr" --in u="$TMP/u.zarr" --in v="$TMP/v.zarr" -o "$out" --zarr-format 2 "$@" || return
-    CHECKS=$((CHECKS + 1))
-    "$PY" - "$TMP" "$out" "$ref" <<'EOF2' || fail "$expr: differs from NumPy's $ref"
-import sys, numpy as np, zarr
-d, out, ref = sys.argv[1:]
+PRELUDE='
 u = zarr.open(f"{d}/u.zarr", mode="r")[...]
 v = zarr.open(f"{d}/v.zarr", mode="r")[...]
 def st(x, axis=-1, desc=False):  # stable, NaNs last in both orders
     return np.argsort(-x if desc else x, axis=axis, kind="stable")
-got, want = zarr.open(out, mode="r")[...], eval(ref)
-assert got.dtype == want.dtype, (got.dtype, want.dtype)
-np.testing.assert_array_equal(got, want)
-EOF2
+'
+check() {
+    check_numpy "$PRELUDE" "$1" "$2" --in u="$TMP/u.zarr" --in v="$TMP/v.zarr" "${@:3}"
 }
 
 check 'sort(u)' 'np.sort(u)'
