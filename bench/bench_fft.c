@@ -252,7 +252,6 @@ static int ooc(int64_t n, int mem_mb, const char *work, int threads)
     s.reserved_mem = s.allowed_mem / 8;
     s.nthreads = threads;
     s.work_dir = work;
-    if ((rc = zc_fft_set_memory(&s)) < 0) die("set_memory", rc);
     if ((rc = zc_fft_fft(a, -1, 0, NULL, &f)) < 0) die("fft", rc);
     double complex *z = fftw_malloc((size_t)n * sizeof *z);
     zc_report *rep = NULL;
@@ -264,10 +263,10 @@ static int ooc(int64_t n, int mem_mb, const char *work, int threads)
     zc_report_json(rep, &json);
     int nops = 0;
     for (char *q = json; q && (q = strstr(q, "\"op\":")); q++) nops++;
-    printf("{\"case\": \"out_of_core_fft\", \"n\": %lld, \"allowed_mem_mb\": %d, \"line_limit\": %zu, \"threads\": %d, "
+    printf("{\"case\": \"out_of_core_fft\", \"n\": %lld, \"allowed_mem_mb\": %d, \"threads\": %d, "
            "\"operations\": %d, \"fftw_incore_s\": %.4f, \"zcube_s\": %.4f, \"ratio_vs_fftw_incore\": %.4f, "
            "\"zcube_melem_per_s\": %.2f, \"max_rel_diff\": %.2g}\n",
-           (long long)n, mem_mb, zc_fft_line_limit(ZC_COMPLEX128), threads, nops, t_fftw, t_z, t_fftw / t_z,
+           (long long)n, mem_mb, threads, nops, t_fftw, t_z, t_fftw / t_z,
            (double)n / t_z / 1e6, err);
     fflush(stdout);
     check_rel("out_of_core_fft", err);

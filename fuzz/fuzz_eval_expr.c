@@ -16,7 +16,7 @@
  * carries a message too. When the result has at most 4096 elements of a
  * fixed-size dtype and the plan at most 256 tasks, it is computed
  * (zc_compute_buffer, one thread), which must succeed or fail with a
- * message. FFT task sizes follow zc_fft_set_memory with the same spec. */
+ * message. */
 #include <jansson.h>
 #include <string.h>
 
@@ -73,7 +73,6 @@ static void setup(void)
     spec.reserved_mem = (size_t)8 << 20;
     spec.nthreads = 1;
     spec.executor = "sequential";
-    zc_fft_set_memory(&spec);
     add_var(0, "x", ZC_FLOAT64, 8, 2, (int64_t[]){4, 6}, (int64_t[]){2, 4});
     add_var(1, "v", ZC_FLOAT64, 8, 1, (int64_t[]){6}, (int64_t[]){4});
     add_var(2, "m", ZC_FLOAT64, 8, 2, (int64_t[]){4, 4}, (int64_t[]){2, 2});

@@ -157,10 +157,6 @@ static void setup(void)
     snprintf(seeddir, sizeof seeddir, "%s/plans", fixdir);
     if ((mkdir(fixdir, 0777) != 0 && errno != EEXIST) || (mkdir(seeddir, 0777) != 0 && errno != EEXIST))
         die("mkdir", fixdir);
-    zc_spec fs = ZC_SPEC_INIT;
-    fs.allowed_mem = (size_t)64 << 20;
-    fs.reserved_mem = (size_t)8 << 20;
-    zc_fft_set_memory(&fs);
     /* The fixture is files only: build it in a child, so that this process
      * starts no pool threads (a forking driver's children would see their
      * thread-local caches as leaks). */

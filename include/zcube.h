@@ -1146,25 +1146,18 @@ ZC_API int zc_plan_run(const char *path, int op, int64_t first, int64_t last, in
  * length: an axis of length N = N1·N2 costs about three rechunks (transposes)
  * and two transform passes over storage; a prime length too long for one task
  * goes through Bluestein's algorithm (a convolution of length 2^p >= 2N-1 done
- * by three such transforms: about three times the work). Since allowed_mem is only known
- * when computing, the FFT functions size their tasks from zc_fft_set_memory
- * (default: ZC_SPEC_INIT's 2 GiB - 64 MiB).
+ * by three such transforms: about three times the work). The function records
+ * the transform; the algorithm is chosen when a plan is made, for its spec's
+ * allowed_mem, so one graph may be planned under several bounds. The result's
+ * chunks do not depend on the bound: a line no longer than the input's chunk
+ * (or 16 KiB) is whole in blocks of about the input's chunk bytes (at most 30
+ * MiB); a longer one is cut like the input's chunks.
  *
  * @return (every function below) 0, ZC_EINVAL (NULL argument; n,
  *         axis, axes, s, norm or dtype that does not fit, named), ZC_EUNSUPPORTED
  *         (n above 2^40 points; a four-step split needing more than ZC_MAX_DIMS
  *         dimensions), ZC_ENOMEM.
  */
-/**
- * Size FFT tasks for computations with this spec (process-wide; call before building FFTs).
- * @return 0, ZC_EINVAL (NULL spec, unknown spec version, reserved_mem >= allowed_mem).
- */
-ZC_API int zc_fft_set_memory(const zc_spec *spec);
-/**
- * Longest axis (elements) transformed in one task for a dtype under the current setting.
- * @return the length in elements (a count, not a status).
- */
-ZC_API size_t zc_fft_line_limit(zc_dtype dtype);
 /** Complex transforms: fft (exp(-2πi jk/n)) and its inverse; output complex64/complex128. */
 ZC_API int zc_fft_fft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);
 ZC_API int zc_fft_ifft(zc_array *x, int64_t n, int axis, const char *norm, zc_array **out);

@@ -267,16 +267,6 @@ static PyObject *plan_json(PyObject *self, PyObject *args)
     return s;
 }
 
-static PyObject *fft_set_memory(PyObject *self, PyObject *sd)
-{
-    zc_spec spec;
-    int rc;
-    if (zcpy_spec_from_dict(sd, &spec)) return NULL;
-    ZCPY_CALL(rc, zc_fft_set_memory(&spec));
-    if (rc < 0) return zcpy_raise(rc);
-    Py_RETURN_NONE;
-}
-
 /* mask_select(spec, node, mask) -> Node: x[mask], counted now under spec */
 static PyObject *mask_select(PyObject *self, PyObject *args)
 {
@@ -349,6 +339,5 @@ PyMethodDef zcpy_compute_methods[] = {
     {"compute_buffer", compute_buffer, METH_VARARGS,
      "compute_buffer(spec, node, buffer, progress, token) -> report JSON"},
     {"plan_json", plan_json, METH_VARARGS, "plan_json(spec, nodes, targets|None) -> JSON"},
-    {"fft_set_memory", fft_set_memory, METH_O, "size FFT tasks for this spec (process-wide)"},
     {NULL, NULL, 0, NULL},
 };

@@ -37,6 +37,20 @@ static PyObject *elementwise(PyObject *self, PyObject *args)
     return zcpy_node_result(rc, out);
 }
 
+/* elementwise_info() -> [(name, nargs), ...]: the functions elementwise takes (zc_elementwise_info) */
+static PyObject *elementwise_info(PyObject *self, PyObject *unused)
+{
+    PyObject *list = PyList_New(0);
+    const char *name;
+    int nargs;
+    for (int i = 0; list && zc_elementwise_info(i, &name, &nargs) == 0; i++) {
+        PyObject *t = Py_BuildValue("(si)", name, nargs);
+        if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
+        Py_XDECREF(t);
+    }
+    return list;
+}
+
 static PyObject *astype(PyObject *self, PyObject *args)
 {
     zc_array *x, *out = NULL;
@@ -335,6 +349,7 @@ static PyObject *searchsorted(PyObject *self, PyObject *args)
 
 PyMethodDef zcpy_ops_methods[] = {
     {"elementwise", elementwise, METH_VARARGS, "elementwise(name, x1[, x2[, x3]]) -> Node"},
+    {"elementwise_info", elementwise_info, METH_NOARGS, "elementwise_info() -> [(name, nargs), ...]"},
     {"astype", astype, METH_VARARGS, "astype(node, dtype) -> Node"},
     {"reduce", reduce, METH_VARARGS, "reduce(name, node, axes|None, keepdims, ddof) -> Node"},
     {"getitem", getitem, METH_VARARGS, "getitem(node, entries) -> Node"},

@@ -83,7 +83,6 @@ def _execute(arrays, spec, callbacks, runner):
     global last_report
     spec = _spec(spec, arrays)
     sd = spec.to_dict()
-    _zcube.fft_set_memory(sd)
     nodes = [a._node for a in arrays]
     cbs = _callbacks(spec, callbacks)
     plan = Plan(_zcube.plan_json(sd, nodes, None))

@@ -166,14 +166,10 @@ def triu(x, /, *, k=0):
 
 # ---------------------------------------------------------------- elementwise
 
-_UNARY = ["abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil", "conj", "cos",
-          "cosh", "exp", "expm1", "floor", "imag", "isfinite", "isinf", "isnan", "log", "log1p", "log2", "log10",
-          "logical_not", "negative", "positive", "real", "round", "sign", "signbit", "sin", "sinh", "square",
-          "sqrt", "tan", "tanh", "trunc", "reciprocal"]
-_BINARY = ["add", "atan2", "bitwise_and", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift",
-           "bitwise_xor", "copysign", "divide", "equal", "floor_divide", "greater", "greater_equal", "hypot",
-           "less", "less_equal", "logaddexp", "logical_and", "logical_or", "logical_xor", "maximum", "minimum",
-           "multiply", "nextafter", "not_equal", "pow", "remainder", "subtract"]
+# the library's own list (zc_elementwise_info); where (3 arguments) is defined below
+_ELEMENTWISE = _zcube.elementwise_info()
+_UNARY = [n for n, k in _ELEMENTWISE if k == 1]
+_BINARY = [n for n, k in _ELEMENTWISE if k == 2]
 
 
 def _arrays(*xs):

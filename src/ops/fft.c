@@ -1,11 +1,16 @@
 /* ops/fft.c — the array API `fft` extension (include/zcube.h, section "FFT").
  *
- * Every transform is a chain of 1-D transforms along one axis. Along an axis
- * whose line fits in a task (FFT_LINE_FACTOR × line bytes within the memory
- * figure of zc_fft_set_memory), the input is rechunked so the axis is whole and
- * an FFT node (plan/fft.h) runs FFTW on every block. Along a longer axis of
- * length N = N1·N2 the four-step (Bailey) algorithm is written in the engine's
- * own operations:
+ * Every transform is a chain of 1-D transforms along one axis. A function
+ * records what is asked: one FFT node per axis (a request, plan/fft.h) over
+ * its input converted to the transform's dtype, with an output chunk grid
+ * fixed from the input's chunks alone (out_chunks), so that what is built on
+ * top keeps one grid under any bound. The algorithm is chosen at plan time,
+ * for the plan's bound, by fft_expand (the kind's expansion calls it):
+ *
+ * Along an axis whose line fits in a task (FFT_LINE_FACTOR × line bytes within
+ * the task budget), the input is rechunked so the axis is whole and the node
+ * runs FFTW on every block. Along a longer axis of length N = N1·N2 the
+ * four-step (Bailey) algorithm is written in the engine's own operations:
  *
  *   reshape the axis to (N1, N2)                  n = N2·n1 + n2
  *   FFTs of length N1 along n1, times the twiddle exp(∓2πi·k1·n2/N)
@@ -20,13 +25,11 @@
  * length 2^p >= 2N-1 by three four-step transforms. Real transforms too long for a task go
  * through the complex one (rfft: keep the first N/2+1 outputs; irfft: rebuild
  * the Hermitian spectrum with slices, flip, conj and concat, then take the real
- * part).
- *
- * The algorithm and block sizes are chosen when the function is called (plans
- * are lazy; allowed_mem is only known at compute time), from the process-wide
- * figure set by zc_fft_set_memory (default: ZC_SPEC_INIT's). */
+ * part). The request node then becomes the result: the in-core node itself,
+ * or a view (a reshape to the same shape) of the four-step's result with the
+ * request's chunks, or a copy of the in-core result into them when the
+ * request's chunks cut the axis (a line longer than the input's chunk). */
 #include <math.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -42,30 +45,20 @@
  * fused consumer may add as much again). */
 #define FFT_LINE_FACTOR 12
 #define FFT_BLOCK_MAX ((size_t)30 << 20)
+/* The output's chunks hold the axis whole when a line is at most the input's
+ * chunk bytes or this (a line any workable bound transforms in one task). */
+#define FFT_WHOLE_MIN ((size_t)16 << 10)
 
-static _Atomic size_t fft_budget = ((size_t)2 << 30) - ((size_t)64 << 20);
+/* What the algorithm is built for: the task budget of the plan, and a cap on
+ * the points of a line in one task (0: none). */
+typedef struct {
+    size_t budget;
+    int64_t cap;
+} fft_fit;
 
-int zc_fft_set_memory(const zc_spec *spec)
+static size_t block_target(const fft_fit *f)
 {
-    zc__err_clear();
-    zc_spec sp;
-    if (!spec) return zc__err(ZC_EINVAL, "zc_fft_set_memory: NULL spec");
-    ZC_TRY(plan_spec(spec, &sp));
-    if (sp.allowed_mem <= sp.reserved_mem)
-        return zc__err(ZC_EINVAL, "zc_fft_set_memory: reserved_mem >= allowed_mem");
-    atomic_store(&fft_budget, sp.allowed_mem - sp.reserved_mem);
-    return 0;
-}
-
-size_t zc_fft_line_limit(zc_dtype dtype)
-{
-    size_t isz = dtype == ZC_COMPLEX64 || dtype == ZC_FLOAT32 ? 8 : 16;
-    return atomic_load(&fft_budget) / FFT_LINE_FACTOR / isz;
-}
-
-static size_t block_target(void)
-{
-    size_t t = atomic_load(&fft_budget) / FFT_LINE_FACTOR;
+    size_t t = f->budget / FFT_LINE_FACTOR;
     return t < FFT_BLOCK_MAX ? t : FFT_BLOCK_MAX;
 }
 
@@ -184,38 +177,34 @@ typedef struct {
     int64_t tw_n;
 } fft_params;
 
-/* In-core: rechunk x (the right dtype already) so the axis is whole, then one FFT node. */
-static int fft_node(zc_array *x, int axis, const fft_params *fp, zc_array **out)
+static zc_dtype out_dtype(const zc_array *x, const fft_params *fp)
 {
-    zc_dtype od = fp->kind == FFTK_C2R ? real_of(x->dtype) : complex_of(x->dtype);
+    return fp->kind == FFTK_C2R ? real_of(x->dtype) : complex_of(x->dtype);
+}
+
+/* Output length along the axis, and a line's bytes: the larger of its input and its output. */
+static int64_t out_len(const zc_array *x, int axis, const fft_params *fp, size_t *line)
+{
+    zc_dtype od = out_dtype(x, fp);
     size_t osz = od == ZC_COMPLEX64 ? 8 : od == ZC_COMPLEX128 ? 16 : od == ZC_FLOAT32 ? 4 : 8;
-    int64_t chunks[ZC_MAX_DIMS], shape[ZC_MAX_DIMS];
-    /* a line's bytes: the larger of its input and its output */
     int64_t olen = fp->kind == FFTK_NONE ? x->shape[axis] : fftk_out_len(fp->kind, fp->n);
     size_t lin = x->itemsize * (size_t)(x->shape[axis] > 0 ? x->shape[axis] : 1), lout = osz * (size_t)olen;
-    size_t line = lin > lout ? lin : lout;
-    bool whole = x->chunks[axis] == x->shape[axis];
-    if (whole)
-        split_chunks(x, axis, line, block_target(), chunks);
-    else
-        line_chunks(x, axis, line, block_target(), chunks);
-    /* An input that holds the axis whole in its chunks is read as it is: each
-     * FFT block is a piece of one input chunk (a stored chunk is decoded once
-     * per piece, partially when its codec allows), which costs less than a
-     * rechunk stage's decode, encode, write and read back. */
-    zc_array *r;
-    if (whole) {
-        zc_array_retain(x);
-        r = x;
-    } else {
-        ZC_TRY(zc_rechunk(x, chunks, &r));
+    *line = lin > lout ? lin : lout;
+    return olen;
+}
+
+/* A new FFT node over x (the right dtype already) with the given chunks. */
+static int new_fft(zc_array *x, int axis, const fft_params *fp, const int64_t *chunks, zc_array **out)
+{
+    int64_t shape[ZC_MAX_DIMS], ch[ZC_MAX_DIMS];
+    size_t line;
+    for (int d = 0; d < x->ndim; d++) {
+        shape[d] = x->shape[d];
+        ch[d] = chunks[d];
     }
-    for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
-    shape[axis] = fp->kind == FFTK_NONE ? x->shape[axis] : fftk_out_len(fp->kind, fp->n);
-    chunks[axis] = shape[axis] > 0 ? shape[axis] : 1;
-    int rc = node_new(NODE_FFT, x->ndim, shape, chunks, od, 1, &r, out);
-    zc_array_release(r);
-    if (rc < 0) return rc;
+    shape[axis] = out_len(x, axis, fp, &line);
+    ch[axis] = shape[axis] > 0 ? shape[axis] : 1;
+    ZC_TRY(node_new(NODE_FFT, x->ndim, shape, ch, out_dtype(x, fp), 1, &x, out));
     zc_array *a = *out;
     a->p.fft.axis = axis;
     a->p.fft.kind = (int)fp->kind;
@@ -227,6 +216,42 @@ static int fft_node(zc_array *x, int axis, const fft_params *fp, zc_array **out)
     a->p.fft.tw_sign = fp->tw_sign;
     a->p.fft.tw_n = fp->tw_n;
     return 0;
+}
+
+/* x's chunks with the axis whole, or, when they do not hold it, `chunks`
+ * with the axis whole: what a node of blocks `chunks` reads. An input that
+ * holds the axis whole in its chunks is read as it is: each FFT block is a
+ * piece of one input chunk (a stored chunk is decoded once per piece,
+ * partially when its codec allows), which costs less than a rechunk stage's
+ * decode, encode, write and read back. */
+static int lines_input(zc_array *x, int axis, const int64_t *chunks, zc_array **out)
+{
+    if (x->chunks[axis] == x->shape[axis]) {
+        zc_array_retain(x);
+        *out = x;
+        return 0;
+    }
+    int64_t ch[ZC_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++) ch[d] = chunks[d];
+    ch[axis] = x->shape[axis] > 0 ? x->shape[axis] : 1;
+    return zc_rechunk(x, ch, out);
+}
+
+/* In-core: x (the right dtype already) rechunked so the axis is whole, then one FFT node. */
+static int fft_node(zc_array *x, int axis, const fft_params *fp, const fft_fit *f, zc_array **out)
+{
+    int64_t chunks[ZC_MAX_DIMS];
+    size_t line;
+    out_len(x, axis, fp, &line);
+    if (x->chunks[axis] == x->shape[axis])
+        split_chunks(x, axis, line, block_target(f), chunks);
+    else
+        line_chunks(x, axis, line, block_target(f), chunks);
+    zc_array *r;
+    ZC_TRY(lines_input(x, axis, chunks, &r));
+    int rc = new_fft(r, axis, fp, chunks, out);
+    zc_array_release(r);
+    return rc;
 }
 
 /* Twiddle (and scale) on its own, after a four-step sub-transform. */
@@ -247,7 +272,11 @@ static int twiddle_node(zc_array *x, int axis, int tw_dim, int64_t tw_n, int sig
     return 0;
 }
 
-static bool fits(int64_t n, zc_dtype t) { return n > 0 && (size_t)n <= zc_fft_line_limit(t) && n <= INT32_MAX; }
+static bool fits(int64_t n, zc_dtype t, const fft_fit *f)
+{
+    size_t isz = t == ZC_COMPLEX64 || t == ZC_FLOAT32 ? 8 : 16;
+    return n > 0 && (size_t)n <= f->budget / FFT_LINE_FACTOR / isz && n <= INT32_MAX && (f->cap <= 0 || n <= f->cap);
+}
 
 #define FFT_MAX_LEN ((int64_t)1 << 40) /* longest transform (points) */
 
@@ -261,7 +290,7 @@ static int64_t split_of(int64_t n)
 }
 
 static int c2c_axis(zc_array *x, int axis, int inverse, double scale, int conj_out, int tw_dim, int64_t tw_n,
-                    int tw_sign, zc_array **out);
+                    int tw_sign, const fft_fit *f, const int64_t *want, zc_array **out);
 
 static int getitem_axis(zc_array *x, int axis, int64_t start, int64_t stop, zc_array **out)
 {
@@ -278,7 +307,7 @@ static int getitem_axis(zc_array *x, int axis, int64_t start, int64_t stop, zc_a
  * (four-step themselves): X = c · ifft(fft(pad(x·c)) · fft(b))[:N], where b holds
  * conj(c_m) at m and M-m. Every step is an engine node: memory bounded.
  */
-static int bluestein(zc_array *x, int axis, int inverse, double scale, int conj_out, zc_array **out)
+static int bluestein(zc_array *x, int axis, int inverse, double scale, int conj_out, const fft_fit *f, zc_array **out)
 {
     int64_t N = x->shape[axis], M = 1;
     while (M < 2 * N - 1) M *= 2;
@@ -288,14 +317,14 @@ static int bluestein(zc_array *x, int axis, int inverse, double scale, int conj_
     int64_t sh[ZC_MAX_DIMS], ch[ZC_MAX_DIMS];
     for (int d = 0; d < nd; d++) {
         sh[d] = d == axis ? N : 1;
-        ch[d] = d == axis ? (int64_t)(block_target() / x->itemsize) : 1; /* blocks within the task budget */
+        ch[d] = d == axis ? (int64_t)(block_target(f) / x->itemsize) : 1; /* blocks within the task budget */
         if (ch[d] < 1) ch[d] = 1;
     }
     int rc;
     /* a = x·c zero-padded to M, and its transform */
     if ((rc = twiddle_node(x, axis, axis, 2 * N, sign, 1.0, 0, &a)) < 0) goto out;
     if ((rc = fit_length(a, axis, M, &ap)) < 0) goto out;
-    if ((rc = c2c_axis(ap, axis, 0, 1.0, 0, -1, 0, 0, &fa)) < 0) goto out;
+    if ((rc = c2c_axis(ap, axis, 0, 1.0, 0, -1, 0, 0, f, NULL, &fa)) < 0) goto out;
     /* b = [conj(c_0..c_{N-1}), 0 ..., conj(c_{N-1}..c_1)] (size 1 off the axis), and its transform */
     if ((rc = zc_full(nd, sh, ch, x->dtype, 1, &one)) < 0) goto out;
     if ((rc = twiddle_node(one, axis, axis, 2 * N, -sign, 1.0, 0, &c)) < 0) goto out;
@@ -304,11 +333,11 @@ static int bluestein(zc_array *x, int axis, int inverse, double scale, int conj_
     if ((rc = zc_full(nd, sh, ch, x->dtype, 0, &z)) < 0) goto out;
     zc_array *parts[3] = {c, z, ft};
     if ((rc = zc_concat(3, parts, axis, &b)) < 0) goto out;
-    if ((rc = c2c_axis(b, axis, 0, 1.0, 0, -1, 0, 0, &fb)) < 0) goto out;
+    if ((rc = c2c_axis(b, axis, 0, 1.0, 0, -1, 0, 0, f, NULL, &fb)) < 0) goto out;
     /* the convolution, its first N values, times the chirp (conj_out: conjugated first) */
     zc_array *ab[2] = {fa, fb};
     if ((rc = zc_elementwise("multiply", 2, ab, &pr)) < 0) goto out;
-    if ((rc = c2c_axis(pr, axis, 1, 1.0 / (double)M, 0, -1, 0, 0, &cv)) < 0) goto out;
+    if ((rc = c2c_axis(pr, axis, 1, 1.0 / (double)M, 0, -1, 0, 0, f, NULL, &cv)) < 0) goto out;
     if ((rc = getitem_axis(cv, axis, 0, N, &r)) < 0) goto out;
     rc = twiddle_node(r, axis, axis, 2 * N, conj_out ? -sign : sign, scale, conj_out, out);
 out:
@@ -319,11 +348,14 @@ out:
     return rc;
 }
 
-/* Four-step complex transform of the whole axis (length N = x->shape[axis]). */
-static int four_step(zc_array *x, int axis, int inverse, double scale, int conj_out, zc_array **out)
+/* Four-step complex transform of the whole axis (length N = x->shape[axis]).
+ * want (or NULL): chunks the result is read by; when their blocks along the
+ * axis are whole rows of N1, the transpose writes blocks of exactly those. */
+static int four_step(zc_array *x, int axis, int inverse, double scale, int conj_out, const fft_fit *f,
+                     const int64_t *want, zc_array **out)
 {
     int64_t N = x->shape[axis], N1 = split_of(N), N2 = N / N1;
-    if (N1 == 1) return bluestein(x, axis, inverse, scale, conj_out, out);
+    if (N1 == 1) return bluestein(x, axis, inverse, scale, conj_out, f, out);
     if (x->ndim + 1 > ZC_MAX_DIMS)
         return zc__err(ZC_EUNSUPPORTED, "fft: the four-step algorithm needs one more dimension than the %d allowed",
                        ZC_MAX_DIMS);
@@ -341,11 +373,22 @@ static int four_step(zc_array *x, int axis, int inverse, double scale, int conj_
     int rc;
     /* n = N2·n1 + n2: FFT over n1 (length N1) with the twiddle, then over n2 */
     if ((rc = zc_reshape(x, nd, sh, &r)) < 0) goto out;
-    if ((rc = c2c_axis(r, axis, inverse, 1.0, 0, axis + 1, N, sign, &f1)) < 0) goto out;
-    if ((rc = c2c_axis(f1, axis + 1, inverse, scale, conj_out, -1, 0, 0, &f2)) < 0) goto out;
+    if ((rc = c2c_axis(r, axis, inverse, 1.0, 0, axis + 1, N, sign, f, NULL, &f1)) < 0) goto out;
+    if ((rc = c2c_axis(f1, axis + 1, inverse, scale, conj_out, -1, 0, 0, f, NULL, &f2)) < 0) goto out;
     /* f2[k1, k2] = X[k1 + N1·k2]: rechunk with k1 whole, then view as (k2, k1) and flatten */
     int64_t ch[ZC_MAX_DIMS];
-    line_chunks(f2, axis, f2->itemsize * (size_t)f2->shape[axis], block_target(), ch);
+    if (want && want[axis] % N1 == 0) {
+        for (int d = 0, e = 0; d < x->ndim; d++) {
+            if (d == axis) {
+                ch[e++] = N1;
+                ch[e++] = want[axis] / N1;
+            } else {
+                ch[e++] = want[d];
+            }
+        }
+    } else {
+        line_chunks(f2, axis, f2->itemsize * (size_t)f2->shape[axis], block_target(f), ch);
+    }
     if ((rc = zc_rechunk(f2, ch, &t)) < 0) goto out;
     int perm[ZC_MAX_DIMS];
     for (int d = 0; d < nd; d++) perm[d] = d;
@@ -364,19 +407,141 @@ out:
 
 /* Complex transform of length x->shape[axis] (x complex), then conj/scale/twiddle. */
 static int c2c_axis(zc_array *x, int axis, int inverse, double scale, int conj_out, int tw_dim, int64_t tw_n,
-                    int tw_sign, zc_array **out)
+                    int tw_sign, const fft_fit *f, const int64_t *want, zc_array **out)
 {
     int64_t n = x->shape[axis];
-    if (fits(n, x->dtype) || n <= 1) {
+    if (fits(n, x->dtype, f) || n <= 1) {
         fft_params fp = {inverse ? FFTK_C2C_BWD : FFTK_C2C_FWD, n > 0 ? n : 1, scale, 0, conj_out, tw_dim, tw_sign, tw_n};
-        return fft_node(x, axis, &fp, out);
+        return fft_node(x, axis, &fp, f, out);
     }
-    if (tw_dim < 0) return four_step(x, axis, inverse, scale, conj_out, out);
+    if (tw_dim < 0) return four_step(x, axis, inverse, scale, conj_out, f, want, out);
     zc_array *y;
-    ZC_TRY(four_step(x, axis, inverse, scale, conj_out, &y));
+    ZC_TRY(four_step(x, axis, inverse, scale, conj_out, f, NULL, &y));
     int rc = twiddle_node(y, axis, tw_dim, tw_n, tw_sign, 1.0, 0, out);
     zc_array_release(y);
     return rc;
+}
+
+/* ------------------------------------------------------------ a transform too long for a task */
+
+/* The transform of request a (over x, of parameters fp) by the four-step
+ * algorithm (Bluestein for primes); real ones through the complex one. want:
+ * the chunks the result is read by. */
+static int long_transform(zc_array *x, int ax, const fft_params *fp, const fft_fit *f, const int64_t *want,
+                          zc_array **out)
+{
+    int64_t n = fp->n;
+    zc_dtype ct = complex_of(x->dtype);
+    zc_array *xin = NULL, *y = NULL, *z = NULL;
+    int rc = 0;
+    if (fp->kind == FFTK_C2C_FWD || fp->kind == FFTK_C2C_BWD) {
+        if ((rc = fit_length(x, ax, n, &y)) == 0)
+            rc = c2c_axis(y, ax, fp->kind == FFTK_C2C_BWD, fp->scale, 0, -1, 0, 0, f, want, out);
+    } else if (fp->kind == FFTK_R2C) {
+        /* the complex transform, first n/2+1 outputs (ihfft: conj of the forward one, scaled as inverse) */
+        if ((rc = astype_to(x, ct, &xin)) == 0 && (rc = fit_length(xin, ax, n, &y)) == 0 &&
+            (rc = c2c_axis(y, ax, 0, fp->scale, fp->conj_out, -1, 0, 0, f, NULL, &z)) == 0)
+            rc = getitem_axis(z, ax, 0, n / 2 + 1, out);
+    } else { /* c2r (conj_in: hfft) */
+        /* Hermitian spectrum of length n from the first h = n/2+1 values, then the complex inverse */
+        int64_t h = n / 2 + 1;
+        zc_array *xc = NULL, *hx = NULL, *tail = NULL, *ft = NULL, *ct2 = NULL, *full = NULL;
+        if (fp->conj_in) rc = zc_elementwise("conj", 1, &x, &xc);
+        else {
+            zc_array_retain(x);
+            xc = x;
+        }
+        if (rc == 0) rc = fit_length(xc, ax, h, &hx);
+        if (rc == 0 && n - h > 0) {
+            if ((rc = getitem_axis(hx, ax, 1, n - h + 1, &tail)) == 0 && (rc = zc_flip(tail, &ax, 1, &ft)) == 0 &&
+                (rc = zc_elementwise("conj", 1, &ft, &ct2)) == 0) {
+                zc_array *parts[2] = {hx, ct2};
+                rc = zc_concat(2, parts, ax, &full);
+            }
+        } else if (rc == 0) {
+            zc_array_retain(hx);
+            full = hx;
+        }
+        if (rc == 0 && (rc = c2c_axis(full, ax, 1, fp->scale, 0, -1, 0, 0, f, NULL, &z)) == 0)
+            rc = zc_elementwise("real", 1, &z, out);
+        zc_array_release(xc);
+        zc_array_release(hx);
+        zc_array_release(tail);
+        zc_array_release(ft);
+        zc_array_release(ct2);
+        zc_array_release(full);
+    }
+    zc_array_release(xin);
+    zc_array_release(y);
+    zc_array_release(z);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the request and its expansion */
+
+/* The request's chunks, from its input's alone (never from a bound): a line
+ * no longer than the input's chunk (or FFT_WHOLE_MIN) is whole, in blocks of
+ * lines of about the input's chunk bytes (at most FFT_BLOCK_MAX; pieces of
+ * the input's chunks when those hold the axis whole); a longer one is cut
+ * like the input, about as many bytes per block, in whole rows of the
+ * four-step's N1 when a block holds one. */
+static void out_chunks(const zc_array *x, int axis, const fft_params *fp, int64_t *chunks)
+{
+    size_t line, cin = node_chunk_bytes(x);
+    int64_t olen = out_len(x, axis, fp, &line);
+    if (line <= (cin > FFT_WHOLE_MIN ? cin : FFT_WHOLE_MIN)) {
+        size_t target = cin < FFT_BLOCK_MAX ? cin : FFT_BLOCK_MAX;
+        if (x->chunks[axis] == x->shape[axis])
+            split_chunks(x, axis, line, target, chunks);
+        else
+            line_chunks(x, axis, line, target, chunks);
+        chunks[axis] = olen > 0 ? olen : 1;
+        return;
+    }
+    zc_dtype od = out_dtype(x, fp);
+    size_t osz = od == ZC_COMPLEX64 ? 8 : od == ZC_COMPLEX128 ? 16 : od == ZC_FLOAT32 ? 4 : 8;
+    for (int d = 0; d < x->ndim; d++) chunks[d] = x->chunks[d];
+    int64_t e = (int64_t)((size_t)x->chunks[axis] * x->itemsize / osz), n1 = split_of(olen);
+    if (n1 > 1 && e >= n1) e = e / n1 * n1;
+    chunks[axis] = e < 1 ? 1 : e > olen ? olen : e;
+}
+
+/* Plan time (the FFT kind's expansion): request a becomes its algorithm for a
+ * task budget of `limit` bytes, keeping its shape, dtype and chunks. */
+static int fft_expand(zc_array *a, size_t limit)
+{
+    zc_array *x = a->inputs[0], *y = NULL;
+    int ax = a->p.fft.axis;
+    fft_fit f = {limit, a->p.fft.line_cap};
+    fft_params fp = {(fftk_kind)a->p.fft.kind, a->p.fft.n, a->p.fft.scale, a->p.fft.conj_in, a->p.fft.conj_out, -1,
+                     0, 0};
+    bool in_core = fits(fp.n, complex_of(x->dtype), &f);
+    int rc;
+    if (in_core && a->chunks[ax] == a->shape[ax]) {
+        /* one task per block of lines: a itself, reading x with the axis whole */
+        if ((rc = lines_input(x, ax, a->chunks, &y)) < 0) return rc;
+        a->p.fft.expand = NULL;
+    } else {
+        /* in core, then copied into a's blocks (they cut the axis); or four-step, viewed in a's blocks */
+        rc = in_core ? fft_node(x, ax, &fp, &f, &y) : long_transform(x, ax, &fp, &f, a->chunks, &y);
+        if (rc < 0) return rc;
+        memset(&a->p, 0, sizeof a->p); /* a rechunk or a reshape has no parameters */
+        a->kind = in_core ? NODE_RECHUNK : NODE_RESHAPE;
+    }
+    a->inputs[0] = y; /* takes the reference */
+    zc_array_release(x);
+    return 0;
+}
+
+/* Request node of a transform along axis of x (the right dtype already). */
+static int request(zc_array *x, int axis, const fft_params *fp, zc_array **out)
+{
+    int64_t chunks[ZC_MAX_DIMS];
+    out_chunks(x, axis, fp, chunks);
+    ZC_TRY(new_fft(x, axis, fp, chunks, out));
+    (*out)->chunks[axis] = chunks[axis];
+    (*out)->p.fft.expand = fft_expand;
+    return 0;
 }
 
 /* ------------------------------------------------------------ one axis, any kind */
@@ -415,79 +580,23 @@ static int transform_axis(transform t, zc_array *x, int64_t n, int axis, const c
                        (long long)n, ax);
     /* hfft = irfft(conj(x)) and ihfft = conj(rfft(x)), with the norm's direction swapped */
     bool inverse = t == T_IFFT || t == T_IRFFT || t == T_IHFFT;
-    double scale = 1;
-    ZC_TRY(norm_scale(fn, norm, n, inverse, &scale));
-    zc_dtype ct = complex_of(x->dtype), rt = real_of(x->dtype);
-    zc_array *xin = NULL, *y = NULL;
-    int rc = 0;
-    if (t == T_FFT || t == T_IFFT) {
-        if ((rc = astype_to(x, ct, &xin)) < 0) return rc;
-        if (fits(n, ct)) {
-            fft_params fp = {t == T_IFFT ? FFTK_C2C_BWD : FFTK_C2C_FWD, n, scale, 0, 0, -1, 0, 0};
-            rc = fft_node(xin, ax, &fp, out);
-        } else if ((rc = fit_length(xin, ax, n, &y)) == 0) {
-            rc = c2c_axis(y, ax, t == T_IFFT, scale, 0, -1, 0, 0, out);
-        }
-    } else if (t == T_RFFT || t == T_IHFFT) {
-        if (fits(n, ct)) {
-            if ((rc = astype_to(x, rt, &xin)) < 0) return rc;
-            fft_params fp = {FFTK_R2C, n, scale, 0, t == T_IHFFT, -1, 0, 0};
-            rc = fft_node(xin, ax, &fp, out);
-        } else {
-            /* the complex transform, first n/2+1 outputs (ihfft: conj of the forward one, scaled as inverse) */
-            zc_array *z = NULL;
-            if ((rc = astype_to(x, ct, &xin)) < 0) return rc;
-            if ((rc = fit_length(xin, ax, n, &y)) == 0 && (rc = c2c_axis(y, ax, 0, scale, t == T_IHFFT, -1, 0, 0, &z)) == 0) {
-                zc_index idx[ZC_MAX_DIMS];
-                for (int d = 0; d < z->ndim; d++) idx[d] = (zc_index){.kind = ZC_IDX_SLICE, .step = 1};
-                idx[ax].stop = n / 2 + 1;
-                idx[ax].has_stop = 1;
-                rc = zc_getitem(z, idx, z->ndim, out);
-            }
-            zc_array_release(z);
-        }
-    } else { /* irfft, hfft */
-        if ((rc = astype_to(x, ct, &xin)) < 0) return rc;
-        if (fits(n, ct)) {
-            fft_params fp = {FFTK_C2R, n, scale, t == T_HFFT, 0, -1, 0, 0};
-            rc = fft_node(xin, ax, &fp, out);
-        } else {
-            /* Hermitian spectrum of length n from the first h = n/2+1 values, then the complex inverse */
-            int64_t h = n / 2 + 1;
-            zc_array *xc = NULL, *hx = NULL, *tail = NULL, *ft = NULL, *ct2 = NULL, *full = NULL, *z = NULL;
-            if (t == T_HFFT) rc = zc_elementwise("conj", 1, &xin, &xc);
-            else {
-                zc_array_retain(xin);
-                xc = xin;
-            }
-            if (rc == 0) rc = fit_length(xc, ax, h, &hx);
-            if (rc == 0 && n - h > 0) {
-                zc_index idx[ZC_MAX_DIMS];
-                for (int d = 0; d < hx->ndim; d++) idx[d] = (zc_index){.kind = ZC_IDX_SLICE, .step = 1};
-                idx[ax] = (zc_index){.kind = ZC_IDX_SLICE, .start = 1, .stop = n - h + 1, .step = 1, .has_start = 1,
-                                     .has_stop = 1};
-                if ((rc = zc_getitem(hx, idx, hx->ndim, &tail)) == 0 && (rc = zc_flip(tail, &ax, 1, &ft)) == 0 &&
-                    (rc = zc_elementwise("conj", 1, &ft, &ct2)) == 0) {
-                    zc_array *parts[2] = {hx, ct2};
-                    rc = zc_concat(2, parts, ax, &full);
-                }
-            } else if (rc == 0) {
-                zc_array_retain(hx);
-                full = hx;
-            }
-            if (rc == 0 && (rc = c2c_axis(full, ax, 1, scale, 0, -1, 0, 0, &z)) == 0)
-                rc = zc_elementwise("real", 1, &z, out);
-            zc_array_release(xc);
-            zc_array_release(hx);
-            zc_array_release(tail);
-            zc_array_release(ft);
-            zc_array_release(ct2);
-            zc_array_release(full);
-            zc_array_release(z);
-        }
+    fft_params fp = {FFTK_C2C_FWD, n, 1, 0, 0, -1, 0, 0};
+    ZC_TRY(norm_scale(fn, norm, n, inverse, &fp.scale));
+    zc_dtype in = complex_of(x->dtype);
+    if (t == T_IFFT) fp.kind = FFTK_C2C_BWD;
+    if (t == T_RFFT || t == T_IHFFT) {
+        fp.kind = FFTK_R2C;
+        fp.conj_out = t == T_IHFFT;
+        in = real_of(x->dtype);
     }
+    if (c2r) {
+        fp.kind = FFTK_C2R;
+        fp.conj_in = t == T_HFFT;
+    }
+    zc_array *xin;
+    ZC_TRY(astype_to(x, in, &xin));
+    int rc = request(xin, ax, &fp, out);
     zc_array_release(xin);
-    zc_array_release(y);
     return rc;
 }
 

@@ -102,12 +102,5 @@ int zc_rechunk(zc_array *a, const int64_t *chunks, zc_array **out)
 {
     zc__err_clear();
     if (!a || !out || (a->ndim && !chunks)) return zc__err(ZC_EINVAL, "zc_rechunk: NULL argument");
-    int64_t ch[ZC_MAX_DIMS];
-    for (int d = 0; d < a->ndim; d++) {
-        ch[d] = chunks[d] <= 0 || chunks[d] > a->shape[d] ? a->shape[d] : chunks[d];
-        if (ch[d] < 1) ch[d] = 1;
-    }
-    ZC_TRY(node_new(NODE_RECHUNK, a->ndim, a->shape, ch, a->dtype, 1, &a, out));
-    (*out)->itemsize = a->itemsize;
-    return 0;
+    return node_rechunk(a, chunks, out);
 }

@@ -120,6 +120,12 @@ struct zc_array {
             int conj_in, conj_out;
             int tw_dim, tw_sign;          /* four-step twiddle: dim of j (-1 = none), sign of the exponent */
             int64_t tw_n;                 /* its denominator */
+            /* A transform as asked (ops/fft.c), not yet an algorithm: at plan time the
+             * kind's expansion calls this builder, which replaces the node by the
+             * algorithm fitted to the bound (lines in one task, four-step, Bluestein)
+             * with the node's chunks; NULL for a node of an algorithm. */
+            int (*expand)(zc_array *a, size_t limit);
+            int64_t line_cap;             /* a request's longest line in one task (tests; 0: the bound's) */
         } fft;
         struct { int op; int64_t band, group; } decomp; /* plan/decomp.h: la_op, rows per band, bands per group */
         struct {                          /* plan/sort.h */
@@ -167,6 +173,8 @@ static inline bool node_cache_view(zc_array *a, const zc_range *sel, const void 
 /* A new node with one reference; inputs are retained. */
 int node_new(node_kind kind, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
              zc_array *const *inputs, zc_array **out);
+/* A RECHUNK node: a's values with `chunks` (each clipped to 1..shape; plan/rechunk.c). */
+int node_rechunk(zc_array *a, const int64_t *chunks, zc_array **out);
 /* Chunk shape of about `target` bytes for a shape (trailing dims whole first). */
 void node_auto_chunks(int ndim, const int64_t *shape, size_t itemsize, size_t target, int64_t *chunks);
 /* A plan's own copy of node a, with inputs `inputs` (retained): the same

@@ -530,9 +530,17 @@ static const char *fftn_name(const zc_array *a)
     return k >= 0 && k <= FFTK_NONE ? names[k] : "fft?";
 }
 
+/* A transform as asked becomes its algorithm for the bound (its builder, ops/fft.c). */
+static int fftn_expand(zc_array *a, size_t limit, size_t (*task_proj)(const zc_array *a, const int64_t *block))
+{
+    (void)task_proj;
+    return a->p.fft.expand ? a->p.fft.expand(a, limit) : 0;
+}
+
 static int fftn_to_json(const zc_array *a, json_t *o)
 {
     const typeof(a->p.fft) *p = &a->p.fft;
+    if (p->expand) return zc__err(ZC_EINTERNAL, "plan: an fft node not expanded to its algorithm");
     json_t *f = json_pack("{s:i, s:i, s:I, s:f, s:b, s:b, s:i, s:I, s:i}", "axis", p->axis, "kind", p->kind, "n",
                           (json_int_t)p->n, "scale", p->scale, "conj_in", p->conj_in, "conj_out", p->conj_out,
                           "tw_dim", p->tw_dim, "tw_n", (json_int_t)p->tw_n, "tw_sign", p->tw_sign);
@@ -581,5 +589,5 @@ static int fftn_from_json(const json_t *o, zc_array *a, int node)
 const node_kind_def kind_fft = {
     .json = "fft", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 1,
     .name = fftn_name, .region = fftn_region, .proj = fftn_proj, .library_mem = fftn_library_mem,
-    .to_json = fftn_to_json, .from_json = fftn_from_json,
+    .to_json = fftn_to_json, .from_json = fftn_from_json, .expand = fftn_expand,
 };

@@ -14,7 +14,16 @@
  *        the axis itself: j = k, the chirp exp(tw_sign·2πi·k²/tw_n) of Bluestein.
  *
  * Input dtype: complex for c2c/c2r/none, real float for r2c, of the output's
- * precision (ops/fft.c converts first). */
+ * precision (ops/fft.c converts first).
+ *
+ * A transform as the fft functions make it is a request (p.fft.expand set):
+ * an FFT node of the whole transform (its region is still the one-task
+ * transform, so it can be evaluated as it is) with an output chunk grid fixed
+ * from its input's chunks, never from the bound. At plan time the kind's
+ * expansion hands it to that builder (ops/fft.c), which, for the plan's bound,
+ * makes it a node of one task per block of lines (the input rechunked to
+ * them), or the output of the four-step or Bluestein algorithm re-gridded to
+ * the request's chunks. */
 #ifndef ZC_PLAN_FFT_H
 #define ZC_PLAN_FFT_H
 

@@ -162,7 +162,7 @@ static int expand_rechunk(zc_array *r, size_t limit, int64_t threads)
     zc_array_retain(cur);
     for (int s = 1; s < rp.nstages; s++) {
         zc_array *next;
-        rc = zc_rechunk(cur, rp.chunks[s], &next);
+        rc = node_rechunk(cur, rp.chunks[s], &next);
         zc_array_release(cur);
         if (rc < 0) return rc;
         cur = next;
@@ -502,7 +502,7 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
         if ((rc = clone_graph(&from, &to, o, &o)) < 0) break;
         /* an output that is stored already (a source) is written through a copy */
         if (kind_has(o, KIND_NO_STAGE)) {
-            rc = zc_rechunk(o, o->chunks, &p->outputs[i]);
+            rc = node_rechunk(o, o->chunks, &p->outputs[i]);
             zc_array_release(o);
         } else
             p->outputs[i] = o;
@@ -513,15 +513,18 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
     zc__free(to.v);
     zc__free(to.consumers);
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
-    /* multistage rechunks, then collect again */
+    /* kinds fitted to the bound: a transform becomes its algorithm (an FFT's lines
+     * in one task, or four-step), a sort too long for a task its runs and merge */
+    for (int i = 0; i < l.n && rc == 0; i++)
+        if (kind_of(l.v[i])->expand) rc = kind_of(l.v[i])->expand(l.v[i], p->limit, block_projection);
+    l.n = 0;
+    for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
+    /* multistage rechunks (those the expansions made among them), then collect again */
     /* sliced copies size their blocks for this many threads (rechunk_slice_choose) */
     int64_t threads = spec->nthreads > 0 ? spec->nthreads : (pool_default() ? pool_size(pool_default()) : 1);
     p->threads = threads;
     for (int i = 0; i < l.n && rc == 0; i++)
         if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, threads);
-    /* kinds whose tasks would not fit: stages fitted to the bound (a sort's runs and merge) */
-    for (int i = 0; i < l.n && rc == 0; i++)
-        if (kind_of(l.v[i])->expand) rc = kind_of(l.v[i])->expand(l.v[i], p->limit, block_projection);
     l.n = 0;
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
     if (rc < 0) goto out;

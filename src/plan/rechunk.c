@@ -1,10 +1,23 @@
-/* plan/rechunk.c — the RECHUNK kind (zc_rechunk builds it): the same values
- * with other chunks, one copy stage. Multistage rechunks are chains of these,
- * made by the planner (plan.c expand_rechunk, rechunk_plan.c); a copy's task
- * may write a block of output chunks (plan_stage.copy). Always materialized,
- * and so is its input unless it is a source: a copy reads stored chunks. */
+/* plan/rechunk.c — the RECHUNK kind (node_rechunk makes it, for zc_rechunk
+ * and the planner): the same values with other chunks, one copy stage.
+ * Multistage rechunks are chains of these, made by the planner (plan.c
+ * expand_rechunk, rechunk_plan.c); a copy's task may write a block of output
+ * chunks (plan_stage.copy). Always materialized, and so is its input unless it
+ * is a source: a copy reads stored chunks. */
 #include "core/error.h"
 #include "plan/kind.h"
+
+int node_rechunk(zc_array *a, const int64_t *chunks, zc_array **out)
+{
+    int64_t ch[ZC_MAX_DIMS];
+    for (int d = 0; d < a->ndim; d++) {
+        ch[d] = chunks[d] <= 0 || chunks[d] > a->shape[d] ? a->shape[d] : chunks[d];
+        if (ch[d] < 1) ch[d] = 1;
+    }
+    ZC_TRY(node_new(NODE_RECHUNK, a->ndim, a->shape, ch, a->dtype, 1, &a, out));
+    (*out)->itemsize = a->itemsize;
+    return 0;
+}
 
 static const char *rechunk_name(const zc_array *a) { (void)a; return "rechunk"; }
 

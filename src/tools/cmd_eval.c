@@ -149,7 +149,6 @@ static int run(int argc, char **argv)
     free(args);
     if (ec >= 0) return ec;
     if ((ec = run_prepare(&o, 1)) >= 0) return ec;
-    zc_fft_set_memory(&o.spec); /* FFTs choose their algorithm and blocks when built, for this bound */
 
     ex_tree *tree = NULL;
     if (ex_parse(pos[0], &tree) < 0) return cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
