@@ -112,6 +112,24 @@ def test_reductions(axis, keepdims):
     check(zc.count_nonzero(z(I), **kw), np.asarray(np.count_nonzero(I, **kw)).astype(np.int64))
 
 
+def test_reductions_over_no_axis_and_in_a_dtype():
+    """axis=() reduces nothing (each element alone: var with correction 1 is NaN);
+    dtype= is the result's dtype, wrapping as NumPy's sum in that dtype does."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for kw in ({}, {"keepdims": True}):
+            check(zc.sum(z(I), axis=(), **kw), np.sum(I, axis=(), **kw).astype(np.int64))
+            check(zc.prod(z(P), axis=(), **kw), np.prod(P, axis=(), **kw))
+            check(zc.max(z(A), axis=(), **kw), np.max(A, axis=(), **kw))
+            check(zc.mean(z(A), axis=(), **kw), np.mean(A, axis=(), **kw))
+            check(zc.var(z(A), axis=(), correction=1, **kw), np.var(A, axis=(), ddof=1, **kw))
+            check(zc.std(z(A), axis=(), **kw), np.std(A, axis=(), **kw))
+            check(zc.any(z(I), axis=(), **kw), np.any(I, axis=(), **kw))
+            check(zc.count_nonzero(z(I), axis=()), (I != 0).astype(np.int64))
+    big = (I.astype(np.int64) * 50_000_000).astype(np.int32)
+    check(zc.sum(z(big), dtype=zc.int32), np.sum(big, dtype=np.int32))
+    check(zc.prod(z(I), axis=0, dtype=zc.int8), np.prod(I, axis=0, dtype=np.int8))
+
+
 @pytest.mark.parametrize("axis", [0, 1])
 def test_search_and_cumulative(axis):
     check(zc.argmax(z(A), axis=axis), np.argmax(A, axis=axis))
@@ -188,6 +206,11 @@ def test_data_dependent_sizes():
     check(x[x > 0.5], A[A > 0.5])
     check(x[zc.from_array(A[:, 0] > 0)], A[A[:, 0] > 0])
     check(x[x > 100], A[A > 100])
+    for mshape in [(0, 10), (7, 0), (0,)]:   # empty masks, also where a 0 stands for a longer dim
+        check(x[zc.zeros(mshape, dtype=zc.bool)], np.zeros((0,) + A.shape[len(mshape):]))
+    check(zc.ones((0, 3))[zc.zeros((0, 0), dtype=zc.bool)], np.zeros(0))
+    with pytest.raises(IndexError, match="does not match"):
+        x[zc.zeros((3, 0), dtype=zc.bool)]
     check(zc.sum(x[x < 0]), np.sum(A[A < 0]))
     check(x[x > 0][::-2], A[A > 0][::-2])
     for got, want in zip(zc.nonzero(z(I) > 10), np.nonzero(I > 10)):
@@ -218,6 +241,14 @@ def test_manipulation():
     check(zc.roll(z(A), (1, -2), axis=(0, 1)), np.roll(A, (1, -2), axis=(0, 1)))
     check(zc.repeat(z(A), 2, axis=0), np.repeat(A, 2, axis=0))
     check(zc.repeat(z(A), 3), np.repeat(A, 3))
+    r = RNG.integers(0, 3, 10)
+    check(zc.repeat(z(A), r, axis=1), np.repeat(A, r, axis=1))
+    check(zc.repeat(z(A), zc.from_array(np.tile(r, 7))), np.repeat(A, np.tile(r, 7)))
+    check(zc.repeat(z(A), np.array([2]), axis=-2), np.repeat(A, [2], axis=-2))
+    with pytest.raises(ValueError, match="3 repeat counts for an axis of length 10"):
+        zc.repeat(z(A), [1, 2, 3], axis=1)
+    with pytest.raises(ValueError, match="negative"):
+        zc.repeat(z(A), -r, axis=1)
     check(zc.tile(z(A), (2, 1)), np.tile(A, (2, 1)))
     check(zc.diff(z(A), axis=0), np.diff(A, axis=0))
     check(zc.diff(z(A), n=2, prepend=z(A[:, :1])), np.diff(A, n=2, prepend=A[:, :1]))
