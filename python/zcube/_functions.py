@@ -280,7 +280,16 @@ def _reduce(name, x, axis, keepdims, ddof=0.0, dtype=None):
     if dtype is not None:
         x = astype(x, dtype, copy=False)
     axes = _axes(axis, x.ndim)
-    return _wrap(_zcube.reduce(name, x._node, axes, bool(keepdims), float(ddof)), x, op=name)
+    if axes == []:
+        # axis=() reduces over no axis (the library reads no axes as all axes): each
+        # element is reduced alone, over a new length-1 axis, keeping the reduction's
+        # dtype and values (var of one element with correction 1 is NaN, as NumPy's)
+        out = _wrap(_zcube.reduce(name, expand_dims(x, axis=0)._node, [0], False, float(ddof)), x, op=name)
+    else:
+        out = _wrap(_zcube.reduce(name, x._node, axes, bool(keepdims), float(ddof)), x, op=name)
+    # the library sums integers in (u)int64; a dtype asked for is the result's
+    # (wrapping as NumPy's sum in that dtype does)
+    return out if dtype is None or out.dtype == dtype else astype(out, dtype)
 
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
@@ -497,12 +506,22 @@ def repeat(x, repeats, /, *, axis=None):
     if isinstance(repeats, Array):
         repeats = repeats.compute()
     r = np.asarray(repeats)
-    if r.ndim != 0:
-        if r.size == 1:
-            r = r.reshape(())
-        else:
-            raise NotImplementedError("repeat: per-element repeat counts are not supported (one count only)")
-    return _wrap(_zcube.repeat(x._node, int(r), axis), x, op="repeat")
+    if r.ndim > 1 or r.dtype.kind not in "biu":
+        raise ValueError(f"repeat: repeats must be an integer or a 1-D array of integers, not {r.dtype} {r.shape}")
+    if r.ndim == 0 or r.size == 1:
+        return _wrap(_zcube.repeat(x._node, int(r.reshape(())), axis), x, op="repeat")
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    n = x.shape[axis % x.ndim] if -x.ndim <= axis < x.ndim else None
+    if n is None:
+        raise IndexError(f"repeat: axis {axis} out of range for a {x.ndim}-D array")
+    if r.size != n:
+        raise ValueError(f"repeat: {r.size} repeat counts for an axis of length {n}")
+    if (r < 0).any():
+        raise ValueError("repeat: repeat counts must not be negative")
+    # one count per element: a take of each index as often as its count (the
+    # indices, sum(repeats) of them, are held in the plan)
+    return take(x, np.repeat(np.arange(n, dtype=np.int64), r), axis=axis)
 
 
 def tile(x, repetitions, /):

@@ -77,7 +77,14 @@ def _mask(x, key, mask):
         return y if mask.compute() else _basic(y, (slice(0, 0),))
     if len(key) != 1:
         raise IndexError("a boolean index must be the only index")
-    if mask.shape != x.shape[:mask.ndim]:
+    lead = x.shape[:mask.ndim]
+    if mask.ndim <= x.ndim and mask.size == 0 and all(m in (n, 0) for m, n in zip(mask.shape, lead)):
+        # an empty mask selects nothing, also where its zero-length dims stand for
+        # longer ones of x (as the array API's tests and NumPy allow)
+        rest = x.shape[mask.ndim:]
+        flat = _wrap(_zcube.shape_op("reshape", x._node, (int(np.prod(lead)),) + rest), x, op="reshape")
+        return _basic(flat, (slice(0, 0),))
+    if mask.shape != lead:
         raise IndexError(f"a boolean index of shape {mask.shape} does not match the array's leading dims {x.shape}")
     return _wrap(_zcube.mask_select(_spec(None, (x, mask)).to_dict(), x._node, mask._node), x, mask, op="getitem")
 

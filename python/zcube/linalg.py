@@ -1,68 +1,296 @@
 """zc.linalg: the array API's linear algebra extension (and svd_compressed),
-lazily; decompositions run on float32/float64 matrices, results float64."""
+lazily. The library's decompositions take one real float matrix and compute in
+float64; here results take the input's floating dtype, stacks of matrices
+(..., M, N) are decomposed matrix by matrix (one library decomposition each,
+stacked), and matrices with an empty dimension get their (empty or trivial)
+results directly. pinv and matrix_rank are built on svd; diagonal, trace,
+cross and matrix_power on indexing, elementwise operations and matmul."""
 from collections import namedtuple
 
-from . import _zcube
-from ._array import _wrap
-from ._functions import matmul, matrix_transpose, outer, tensordot, vecdot
+import numpy as np
+
+from . import _dtypes, _zcube
+from ._array import Array, _wrap
+from ._functions import (abs, astype, imag, real, broadcast_shapes, broadcast_to, concat, count_nonzero, eye, matmul,
+                         matrix_transpose, max, min, outer, reshape, result_type, stack, sum, take, tensordot,
+                         vecdot, where, zeros)
 
 QRResult = namedtuple("QRResult", ["Q", "R"])
 SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 LstsqResult = namedtuple("LstsqResult", ["x", "residuals", "rank", "s"])
 
 
-def _many(x, kind, nodes, *deps):
-    return [_wrap(n, x, *deps, op=kind) for n in nodes]
+def _float(dtype):
+    """The floating dtype results take: float32 and complex dtypes stay, the rest
+    is float64."""
+    return dtype if dtype.kind in "fc" else _dtypes.float64
+
+
+def _embed(a):
+    """A complex matrix B + iC as the real [[B, -C], [C, B]]: sums and products
+    of matrices map to those of their embeddings, so inv, solve and pinv of
+    complex matrices are those of the real ones, read back by _unembed, and the
+    singular values are each twice there."""
+    b, c = real(a), imag(a)
+    return concat([concat([b, -c], axis=1), concat([c, b], axis=1)], axis=0)
+
+
+def _unembed(e, m, dtype):
+    """The complex matrix (or vector: rows) whose embedding's first block column is e."""
+    return _cast(e[:m] + 1j * e[m:], dtype)
+
+
+def _cast(a, dtype):
+    return a if a.dtype == dtype else astype(a, dtype)
+
+
+def _per_matrix(x, one, empty):
+    """Results of `one` (a 2-D matrix, its index -> a list of arrays) for every matrix of the
+    stack x (..., M, N), stacked along x's leading dims. `empty(M, N)` gives the
+    results (arrays) of one M x N matrix with an empty dimension, and the results'
+    shapes when the stack itself is empty."""
+    if x.ndim < 2:
+        raise ValueError(f"linalg: needs a matrix or a stack of matrices, got a {x.ndim}-D array")
+    *batch, m, n = x.shape
+    batch = tuple(batch)
+    if 0 in batch:
+        return [zeros(batch + r.shape, dtype=r.dtype) for r in empty(m, n)]
+    if m == 0 or n == 0:
+        return [broadcast_to(r, batch + r.shape) if batch else r for r in empty(m, n)]
+    if not batch:
+        return one(x, ())
+    outs = [one(x[idx], idx) for idx in np.ndindex(*batch)]
+    return [reshape(stack([o[i] for o in outs]), batch + outs[0][i].shape) for i in range(len(outs[0]))]
+
+
+def _decomp(kind, x):
+    """The library's decomposition `kind` of one 2-D matrix, in x's floating dtype
+    (inv and svdvals of a complex matrix: through its real embedding)."""
+    dt = _float(x.dtype)
+    if dt.kind == "c" and kind == "inv":
+        return [_unembed(_decomp("inv", _embed(x))[0][:, :x.shape[0]], x.shape[0], dt)]
+    if dt.kind == "c" and kind == "svdvals":
+        return [_cast(_decomp("svdvals", _embed(x))[0][::2], _dtypes.float32 if dt == _dtypes.complex64
+                      else _dtypes.float64)]
+    return [_cast(_wrap(nd, x, op=kind), dt) for nd in _zcube.decomp(kind, x._node)]
 
 
 def qr(x, /, *, mode="reduced"):
-    if mode != "reduced":
-        raise NotImplementedError("qr: only mode='reduced'")
-    return QRResult(*_many(x, "qr", _zcube.decomp("qr", x._node)))
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"qr: mode must be 'reduced' or 'complete', not {mode!r}")
+    dt = _float(x.dtype)
+
+    def one(a, idx):
+        m, n = a.shape
+        if mode == "reduced" or m <= n:
+            return _decomp("qr", a)
+        # complete: Q of [A | I] (M x M) spans A's columns first; R is its first N columns
+        q, r = _decomp("qr", concat([_cast(a, dt), eye(m, dtype=dt)], axis=1))
+        return [q, r[:, :n]]
+
+    def empty(m, n):
+        k = m if mode == "complete" else int(np.minimum(m, n))
+        return [eye(m, k, dtype=dt), zeros((k, n), dtype=dt)]
+    return QRResult(*_per_matrix(x, one, empty))
+
+
+def _complete(u):
+    """u (M x K, orthonormal columns) completed to an M x M orthogonal matrix."""
+    m, k = u.shape
+    if k == m:
+        return u
+    q, _ = qr(u, mode="complete")
+    return concat([u, q[:, k:]], axis=1)
 
 
 def svd(x, /, *, full_matrices=True):
-    if full_matrices and x.shape[-1] != x.shape[-2]:
-        raise NotImplementedError("svd: only full_matrices=False (reduced) for non-square matrices")
-    return SVDResult(*_many(x, "svd", _zcube.decomp("svd", x._node)))
+    dt = _float(x.dtype)
+
+    def one(a, idx):
+        u, s, vt = _decomp("svd", a)
+        if full_matrices:
+            u, vt = _complete(u), matrix_transpose(_complete(matrix_transpose(vt)))
+        return [u, s, vt]
+
+    def empty(m, n):
+        k = int(np.minimum(m, n))
+        if full_matrices:
+            return [eye(m, dtype=dt), zeros((0,), dtype=dt), eye(n, dtype=dt)]
+        return [eye(m, k, dtype=dt), zeros((k,), dtype=dt), eye(k, n, dtype=dt)]
+    return SVDResult(*_per_matrix(x, one, empty))
 
 
 def svdvals(x, /):
-    return _many(x, "svdvals", _zcube.decomp("svdvals", x._node))[0]
+    dt = _float(x.dtype)
+    dt = _dtypes.float32 if dt == _dtypes.complex64 else _dtypes.float64 if dt.kind == "c" else dt
+    return _per_matrix(x, lambda a, idx: _decomp("svdvals", a),
+                       lambda m, n: [zeros((int(np.minimum(m, n)),), dtype=dt)])[0]
+
+
+def _square(name, x):
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{name}: needs square matrices, got shape {x.shape}")
 
 
 def cholesky(x, /, *, upper=False):
-    (l,) = _many(x, "cholesky", _zcube.decomp("cholesky", x._node))
+    _square("cholesky", x)
+    dt = _float(x.dtype)
+    (l,) = _per_matrix(x, lambda a, idx: _decomp("cholesky", a), lambda m, n: [zeros((m, n), dtype=dt)])
     return matrix_transpose(l) if upper else l
 
 
 def inv(x, /):
-    return _many(x, "inv", _zcube.decomp("inv", x._node))[0]
+    _square("inv", x)
+    dt = _float(x.dtype)
+    return _per_matrix(x, lambda a, idx: _decomp("inv", a), lambda m, n: [zeros((m, n), dtype=dt)])[0]
 
 
 def solve(x1, x2, /):
-    return _wrap(_zcube.binary("solve", x1._node, x2._node), x1, x2, op="solve")
+    """x1 (..., M, M) x = x2, x2 (M,) or (..., M, K), the stacks broadcast."""
+    _square("solve", x1)
+    dt = _float(result_type(x1, x2))
+    m = x1.shape[-1]
+    if x2.ndim == 1:
+        if x2.shape[0] != m:
+            raise ValueError(f"solve: x2 of shape {x2.shape} does not fit x1 of shape {x1.shape}")
+        batch, core2 = x1.shape[:-2], (m,)
+    else:
+        if x2.shape[-2] != m:
+            raise ValueError(f"solve: x2 of shape {x2.shape} does not fit x1 of shape {x1.shape}")
+        batch, core2 = tuple(broadcast_shapes(x1.shape[:-2], x2.shape[:-2])), x2.shape[-2:]
+    a = broadcast_to(x1, batch + (m, m)) if x1.shape[:-2] != batch else x1
+    b = broadcast_to(x2, batch + core2) if x2.shape[:-len(core2)] != batch else x2
+
+    def one(idx):
+        ai, bi = (a[idx], b[idx]) if idx else (a, b)
+        if m == 0 or 0 in bi.shape:
+            return zeros(bi.shape, dtype=dt)
+        if dt.kind == "c":  # through the real embedding, b as [real(b); imag(b)]
+            bi = _cast(bi, dt)
+            be = concat([real(bi), imag(bi)], axis=0)
+            return _unembed(solve(_embed(_cast(ai, dt)), be), m, dt)
+        return _cast(_wrap(_zcube.binary("solve", _cast(ai, dt)._node, _cast(bi, dt)._node), ai, bi, op="solve"), dt)
+    if 0 in batch:
+        return zeros(batch + core2, dtype=dt)
+    if not batch:
+        return one(())
+    outs = [one(idx) for idx in np.ndindex(*batch)]
+    return reshape(stack(outs), batch + core2)
 
 
 def lstsq(a, b, /):
-    return LstsqResult(*_many(a, "lstsq", _zcube.lstsq(a._node, b._node), b))
+    return LstsqResult(*[_wrap(n, a, b, op="lstsq") for n in _zcube.lstsq(a._node, b._node)])
+
+
+def pinv(x, /, *, rtol=None):
+    """Moore-Penrose pseudo-inverse from the SVD: singular values at most
+    rtol * the largest (default max(M, N) * eps) count as zero."""
+    if x.dtype.kind == "c":  # pinv of the real embedding is the embedding of the pinv
+        m, n = x.shape[-2:]
+        if rtol is None:
+            rtol = np.maximum(m, n) * float(np.finfo(x.dtype).eps)
+
+        def one(a, idx):
+            r = rtol[idx] if isinstance(rtol, Array) else rtol
+            return [_unembed(pinv(_embed(a), rtol=r)[:, :m], n, x.dtype)]
+        return _per_matrix(x, one, lambda m, n: [zeros((n, m), dtype=x.dtype)])[0]
+    u, s, vh = svd(x, full_matrices=False)
+    cut = _cutoff(x, s, rtol)
+    sinv = where(s > cut, 1.0 / where(s > cut, s, 1.0), 0.0)
+    return matmul(matrix_transpose(vh) * sinv[..., None, :], matrix_transpose(u))
+
+
+def matrix_rank(x, /, *, rtol=None):
+    """The number of singular values above rtol * the largest (default
+    max(M, N) * eps)."""
+    s = svdvals(x)
+    return count_nonzero(s > _cutoff(x, s, rtol), axis=-1)
+
+
+def _cutoff(x, s, rtol):
+    m, n = x.shape[-2:]
+    if rtol is None:
+        rtol = np.maximum(m, n) * float(np.finfo(s.dtype).eps)
+    if isinstance(rtol, Array):
+        rtol = rtol[..., None]
+    if s.shape[-1] == 0:
+        return rtol
+    return max(s, axis=-1, keepdims=True) * rtol
+
+
+def diagonal(x, /, *, offset=0):
+    """The offset diagonal of each matrix (a take on the flattened last two dims)."""
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: needs a matrix or a stack of matrices, got a {x.ndim}-D array")
+    *batch, m, n = x.shape
+    offset = int(offset)
+    i = np.arange(np.maximum(0, -offset), np.minimum(m, n - offset), dtype=np.int64)
+    flat = reshape(x, tuple(batch) + (m * n,))
+    return take(flat, i * n + i + offset, axis=flat.ndim - 1)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    return sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+
+
+def matrix_power(x, n, /):
+    """x @ x @ ... (n times; n = 0 the identity, n < 0 powers of inv(x)), by squaring."""
+    _square("matrix_power", x)
+    n = int(n)
+    if n == 0:
+        return broadcast_to(eye(x.shape[-1], dtype=x.dtype), x.shape)
+    if n < 0:
+        x, n = inv(x), -n
+    out, sq = None, x
+    while n:
+        if n & 1:
+            out = sq if out is None else matmul(out, sq)
+        n >>= 1
+        if n:
+            sq = matmul(sq, sq)
+    return out
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """The cross product of 3-vectors along axis (the arrays broadcast)."""
+    shape = tuple(broadcast_shapes(x1.shape, x2.shape))
+    if not -len(shape) <= axis < 0 or x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError(f"cross: axis {axis} must be negative and of size 3 in both arrays, "
+                         f"got shapes {x1.shape} and {x2.shape}")
+    dt = result_type(x1, x2)
+    a, b = _cast(broadcast_to(x1, shape), dt), _cast(broadcast_to(x2, shape), dt)
+    ax = axis % len(shape)
+
+    def c(v, j):
+        return take(v, np.array([j]), axis=ax)
+    parts = [c(a, 1) * c(b, 2) - c(a, 2) * c(b, 1), c(a, 2) * c(b, 0) - c(a, 0) * c(b, 2),
+             c(a, 0) * c(b, 1) - c(a, 1) * c(b, 0)]
+    return concat([_cast(p, dt) for p in parts], axis=ax)
 
 
 def svd_compressed(x, k, *, oversamples=10, power_iters=0, seed=0):
     """Randomized SVD of rank k (Halko et al.) for matrices large both ways."""
-    return SVDResult(*_many(x, "svd_compressed", _zcube.svd_compressed(x._node, int(k), int(oversamples),
-                                                                        int(power_iters), int(seed))))
+    return SVDResult(*[_wrap(n, x, op="svd_compressed")
+                       for n in _zcube.svd_compressed(x._node, int(k), int(oversamples), int(power_iters), int(seed))])
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
-    if ord != "fro":
-        raise NotImplementedError("matrix_norm: only ord='fro'")
-    from ._functions import abs, sqrt, sum
-    return sqrt(sum(abs(x) ** 2, axis=(-2, -1), keepdims=keepdims))
+    if ord == "fro":
+        from ._functions import sqrt
+        return sqrt(sum(abs(x) ** 2, axis=(-2, -1), keepdims=keepdims))
+    if ord in (1, -1, float("inf"), float("-inf")):
+        # max/min over the columns (1) or rows (inf) of the summed absolute values
+        red = max if ord > 0 else min
+        sums = sum(abs(x), axis=-2 if ord in (1, -1) else -1, keepdims=True)
+        return red(sums, axis=(-2, -1), keepdims=keepdims)
+    if ord in (2, -2, "nuc"):
+        s = svdvals(x)
+        r = sum(s, axis=-1) if ord == "nuc" else (max if ord == 2 else min)(s, axis=-1)
+        return r[..., None, None] if keepdims else r
+    raise ValueError(f"matrix_norm: unknown ord {ord!r}")
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
-    from ._functions import abs, max, min, sum
     a = abs(x)
     if ord == float("inf"):
         return max(a, axis=axis, keepdims=keepdims)
@@ -74,9 +302,9 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
 
 
 def astype_float(b, like):
-    from ._functions import astype
     return astype(b, like.dtype if like.dtype.kind == "f" else "float64")
 
 
-__all__ = ["cholesky", "inv", "lstsq", "matmul", "matrix_norm", "matrix_transpose", "outer", "qr", "solve",
-           "svd", "svd_compressed", "svdvals", "tensordot", "vecdot", "vector_norm"]
+__all__ = ["cholesky", "cross", "diagonal", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+           "matrix_transpose", "outer", "pinv", "qr", "solve", "svd", "svd_compressed", "svdvals", "tensordot",
+           "trace", "vecdot", "vector_norm"]

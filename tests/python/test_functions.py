@@ -112,6 +112,24 @@ def test_reductions(axis, keepdims):
     check(zc.count_nonzero(z(I), **kw), np.asarray(np.count_nonzero(I, **kw)).astype(np.int64))
 
 
+def test_reductions_over_no_axis_and_in_a_dtype():
+    """axis=() reduces nothing (each element alone: var with correction 1 is NaN);
+    dtype= is the result's dtype, wrapping as NumPy's sum in that dtype does."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for kw in ({}, {"keepdims": True}):
+            check(zc.sum(z(I), axis=(), **kw), np.sum(I, axis=(), **kw).astype(np.int64))
+            check(zc.prod(z(P), axis=(), **kw), np.prod(P, axis=(), **kw))
+            check(zc.max(z(A), axis=(), **kw), np.max(A, axis=(), **kw))
+            check(zc.mean(z(A), axis=(), **kw), np.mean(A, axis=(), **kw))
+            check(zc.var(z(A), axis=(), correction=1, **kw), np.var(A, axis=(), ddof=1, **kw))
+            check(zc.std(z(A), axis=(), **kw), np.std(A, axis=(), **kw))
+            check(zc.any(z(I), axis=(), **kw), np.any(I, axis=(), **kw))
+            check(zc.count_nonzero(z(I), axis=()), (I != 0).astype(np.int64))
+    big = (I.astype(np.int64) * 50_000_000).astype(np.int32)
+    check(zc.sum(z(big), dtype=zc.int32), np.sum(big, dtype=np.int32))
+    check(zc.prod(z(I), axis=0, dtype=zc.int8), np.prod(I, axis=0, dtype=np.int8))
+
+
 @pytest.mark.parametrize("axis", [0, 1])
 def test_search_and_cumulative(axis):
     check(zc.argmax(z(A), axis=axis), np.argmax(A, axis=axis))
@@ -188,6 +206,11 @@ def test_data_dependent_sizes():
     check(x[x > 0.5], A[A > 0.5])
     check(x[zc.from_array(A[:, 0] > 0)], A[A[:, 0] > 0])
     check(x[x > 100], A[A > 100])
+    for mshape in [(0, 10), (7, 0), (0,)]:   # empty masks, also where a 0 stands for a longer dim
+        check(x[zc.zeros(mshape, dtype=zc.bool)], np.zeros((0,) + A.shape[len(mshape):]))
+    check(zc.ones((0, 3))[zc.zeros((0, 0), dtype=zc.bool)], np.zeros(0))
+    with pytest.raises(IndexError, match="does not match"):
+        x[zc.zeros((3, 0), dtype=zc.bool)]
     check(zc.sum(x[x < 0]), np.sum(A[A < 0]))
     check(x[x > 0][::-2], A[A > 0][::-2])
     for got, want in zip(zc.nonzero(z(I) > 10), np.nonzero(I > 10)):
@@ -218,6 +241,14 @@ def test_manipulation():
     check(zc.roll(z(A), (1, -2), axis=(0, 1)), np.roll(A, (1, -2), axis=(0, 1)))
     check(zc.repeat(z(A), 2, axis=0), np.repeat(A, 2, axis=0))
     check(zc.repeat(z(A), 3), np.repeat(A, 3))
+    r = RNG.integers(0, 3, 10)
+    check(zc.repeat(z(A), r, axis=1), np.repeat(A, r, axis=1))
+    check(zc.repeat(z(A), zc.from_array(np.tile(r, 7))), np.repeat(A, np.tile(r, 7)))
+    check(zc.repeat(z(A), np.array([2]), axis=-2), np.repeat(A, [2], axis=-2))
+    with pytest.raises(ValueError, match="3 repeat counts for an axis of length 10"):
+        zc.repeat(z(A), [1, 2, 3], axis=1)
+    with pytest.raises(ValueError, match="negative"):
+        zc.repeat(z(A), -r, axis=1)
     check(zc.tile(z(A), (2, 1)), np.tile(A, (2, 1)))
     check(zc.diff(z(A), axis=0), np.diff(A, axis=0))
     check(zc.diff(z(A), n=2, prepend=z(A[:, :1])), np.diff(A, n=2, prepend=A[:, :1]))
@@ -267,6 +298,82 @@ def test_linalg():
     check(zc.linalg.matrix_norm(z(A)), np.linalg.norm(A), rtol=1e-10)
     u, s3, vt = zc.compute(*zc.linalg.svd_compressed(z(M, (10, 6)), 6, oversamples=0, seed=1))
     np.testing.assert_allclose(s3, np.linalg.svd(M, compute_uv=False), rtol=1e-8)
+
+
+def test_linalg_stacks_complex_and_derived():
+    """Stacks of matrices (one decomposition per matrix), results in the input's
+    floating dtype, complex inv/solve/pinv/svdvals through the real embedding,
+    qr mode="complete" and svd full_matrices=True for any shape, pinv and
+    matrix_rank from the SVD, diagonal/trace/matrix_power/cross/matrix_norm,
+    and matrices with an empty dimension, all against NumPy."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2, 3, 4, 4))
+    c = a + 1j * rng.standard_normal(a.shape)
+    spd = a @ a.swapaxes(-1, -2) + 4 * np.eye(4)
+    r = rng.standard_normal((2, 5, 3))
+    rc = r + 1j * rng.standard_normal(r.shape)
+    za, zcx = zc.asarray(a), zc.asarray(c)
+    check(zc.linalg.inv(za), np.linalg.inv(a), rtol=1e-8)
+    check(zc.linalg.inv(zcx), np.linalg.inv(c), rtol=1e-8)
+    check(zc.linalg.inv(zc.asarray(a.astype(np.float32))), np.linalg.inv(a.astype(np.float32)), rtol=1e-3)
+    check(zc.linalg.cholesky(zc.asarray(spd)), np.linalg.cholesky(spd), rtol=1e-10)
+    check(zc.linalg.cholesky(zc.asarray(spd), upper=True), np.linalg.cholesky(spd).swapaxes(-1, -2), rtol=1e-10)
+    b = rng.standard_normal((3, 4, 2))
+    check(zc.linalg.solve(za, zc.asarray(b)), np.linalg.solve(a, np.broadcast_to(b, (2, 3, 4, 2))), rtol=1e-8)
+    check(zc.linalg.solve(zcx, zc.asarray(b[0, :, 0])), np.linalg.solve(c, b[0, :, 0][:, None])[..., 0], rtol=1e-8)
+    check(zc.linalg.svdvals(za), np.linalg.svd(a, compute_uv=False), rtol=1e-10)
+    check(zc.linalg.svdvals(zcx), np.linalg.svd(c, compute_uv=False), rtol=1e-10)
+    for m in (r, r.swapaxes(1, 2), rc):
+        check(zc.linalg.pinv(zc.asarray(m)), np.linalg.pinv(m), rtol=1e-8)
+    low = r @ r.swapaxes(1, 2)  # 5 x 5 of rank 3
+    check(zc.linalg.matrix_rank(zc.asarray(low)), np.linalg.matrix_rank(low))
+    check(zc.linalg.matrix_rank(zc.asarray(low), rtol=zc.asarray(np.array([1e-10, 0.99]))),
+          np.linalg.matrix_rank(low, tol=np.array([1e-10, 0.99]) * np.linalg.svd(low, compute_uv=False).max(-1)))
+    for m in (r, r.swapaxes(1, 2), a):
+        for full in (False, True):
+            u, s, vh = zc.compute(*zc.linalg.svd(zc.asarray(m), full_matrices=full))
+            nu, ns, nvh = np.linalg.svd(m, full_matrices=full)
+            assert (u.shape, s.shape, vh.shape) == (nu.shape, ns.shape, nvh.shape)
+            k = s.shape[-1]
+            np.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], m, atol=1e-10)
+            np.testing.assert_allclose(u.swapaxes(-1, -2) @ u, np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] +
+                                                                               (u.shape[-1],) * 2), atol=1e-10)
+            np.testing.assert_allclose(vh @ vh.swapaxes(-1, -2), np.broadcast_to(np.eye(vh.shape[-2]), vh.shape[:-2] +
+                                                                                 (vh.shape[-2],) * 2), atol=1e-10)
+        for mode in ("reduced", "complete"):
+            q, rr = zc.compute(*zc.linalg.qr(zc.asarray(m.astype(np.float32)), mode=mode))
+            nq, nr = np.linalg.qr(m.astype(np.float32), mode=mode)
+            assert (q.shape, rr.shape, q.dtype, rr.dtype) == (nq.shape, nr.shape, nq.dtype, nr.dtype)
+            np.testing.assert_allclose(q @ rr, m, atol=1e-5)
+            assert (np.triu(rr) == rr).all()
+    ints = rng.integers(-5, 5, (2, 4, 5)).astype(np.int16)
+    for off in (-5, -2, 0, 1, 3, 9):
+        check(zc.linalg.diagonal(zc.asarray(ints), offset=off), np.diagonal(ints, off, -2, -1))
+        check(zc.linalg.trace(zc.asarray(ints), offset=off), np.trace(ints, off, axis1=-2, axis2=-1).astype(np.int64))
+    check(zc.linalg.trace(za, dtype=zc.float32), np.trace(a, axis1=-2, axis2=-1).astype(np.float32), rtol=1e-5)
+    for n in (0, 1, 2, 3, 5, -1, -3):
+        check(zc.linalg.matrix_power(zcx, n), np.linalg.matrix_power(c, n), rtol=1e-7)
+    v1, v2 = rng.integers(-9, 9, (4, 3)).astype(np.int32), rng.integers(-9, 9, (2, 1, 3)).astype(np.int8)
+    check(zc.linalg.cross(zc.asarray(v1), zc.asarray(v2)), np.cross(v1, v2))
+    check(zc.linalg.cross(zc.asarray(a[..., :3, :]), zc.asarray(a[0, 0, :3, :]), axis=-2),
+          np.cross(a[..., :3, :], a[0, 0, :3, :], axis=-2))
+    with pytest.raises(ValueError, match="size 3"):
+        zc.linalg.cross(za, za)
+    for o in ("fro", 1, -1, 2, -2, np.inf, -np.inf, "nuc"):
+        check(zc.linalg.matrix_norm(za, ord=o), np.linalg.norm(a, ord=o, axis=(-2, -1)), rtol=1e-10)
+    check(zc.linalg.matrix_norm(za, ord=2, keepdims=True), np.linalg.norm(a, ord=2, axis=(-2, -1), keepdims=True))
+    for shape in [(0, 0), (3, 0), (0, 3), (2, 0, 3), (0, 2, 2)]:
+        e, ne = zc.zeros(shape), np.zeros(shape)
+        for mode in ("reduced", "complete"):
+            q, rr = zc.linalg.qr(e, mode=mode)
+            nq, nr = np.linalg.qr(ne, mode=mode)
+            assert (q.shape, rr.shape) == (nq.shape, nr.shape), (shape, mode)
+        check(zc.linalg.svdvals(e), np.linalg.svd(ne, compute_uv=False))
+        check(zc.linalg.pinv(e), np.linalg.pinv(ne))
+        check(zc.linalg.matrix_rank(e), np.zeros(shape[:-2], np.int64))
+        if shape[-1] == shape[-2]:
+            check(zc.linalg.inv(e), np.linalg.inv(ne))
+            check(zc.linalg.cholesky(e), ne)
 
 
 def test_fft():
