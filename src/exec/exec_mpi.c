@@ -14,13 +14,14 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "exec/deadline.h"
 
 enum { TAG_REQ = 7101, TAG_ANS = 7102 };
 
 static int plan_sent; /* rank 0: the plan (or its absence) was broadcast */
 
 typedef struct {
-    const exec_taskset *ts;
+    exec_taskset *ts;
     int size;
     unsigned char *busy;          /* per worker: a range is out */
     /* worker 0, a thread of rank 0 */
@@ -28,7 +29,8 @@ typedef struct {
     pthread_mutex_t lock;
     pthread_cond_t cv;
     int64_t req[3];
-    int has_req, has_ans, stop, status;
+    double limit;
+    int has_req, has_ans, stop, status, retire;
     char msg[1024];
 } mpi_ctx;
 
@@ -40,13 +42,15 @@ static void *local_worker(void *arg)
         while (!m->has_req && !m->stop) pthread_cond_wait(&m->cv, &m->lock);
         if (m->stop && !m->has_req) break;
         int64_t op = m->req[0], a = m->req[1], b = m->req[2];
+        double limit = m->limit;
         m->has_req = 0;
         pthread_mutex_unlock(&m->lock);
-        int st = exec_taskset_run(m->ts, (int)op, a, b);
+        int st = exec_run_range(m->ts, (int)op, a, b, limit);
         char msg[1024] = "";
         if (st < 0) zc_errmsg_r(msg, sizeof msg);
         pthread_mutex_lock(&m->lock);
         m->status = st;
+        m->retire = m->ts->hung;
         snprintf(m->msg, sizeof m->msg, "%s", msg);
         m->has_ans = 1;
     }
@@ -54,7 +58,7 @@ static void *local_worker(void *arg)
     return NULL;
 }
 
-static int m_start(exec_transport *t, int w, int op, int64_t first, int64_t last)
+static int m_start(exec_transport *t, int w, int op, int64_t first, int64_t last, double limit)
 {
     mpi_ctx *m = t->ctx;
     m->busy[w] = 1;
@@ -63,24 +67,26 @@ static int m_start(exec_transport *t, int w, int op, int64_t first, int64_t last
         m->req[0] = op;
         m->req[1] = first;
         m->req[2] = last;
+        m->limit = limit;
         m->has_req = 1;
         pthread_cond_signal(&m->cv);
         pthread_mutex_unlock(&m->lock);
         return 0;
     }
-    int64_t req[3] = {op, first, last};
-    if (MPI_Send(req, 3, MPI_INT64_T, w, TAG_REQ, MPI_COMM_WORLD) != MPI_SUCCESS)
+    int64_t req[4] = {op, first, last, (int64_t)(limit * 1e6)}; /* the limit in microseconds */
+    if (MPI_Send(req, 4, MPI_INT64_T, w, TAG_REQ, MPI_COMM_WORLD) != MPI_SUCCESS)
         return zc__err(ZC_EIO, "MPI: cannot reach rank %d", w);
     return 0;
 }
 
 static void parse_answer(const char *buf, int w, exec_event *ev)
 {
-    int st = 0, used = 0;
-    sscanf(buf, "%d %n", &st, &used);
+    int st = 0, retire = 0, used = 0;
+    sscanf(buf, "%d %d %n", &st, &retire, &used);
     ev->worker = w;
     ev->kind = st < 0 ? EXEC_EV_FAILED : EXEC_EV_DONE;
     ev->status = st;
+    ev->retire = retire != 0;
     snprintf(ev->msg, sizeof ev->msg, "%s", buf + used);
 }
 
@@ -112,6 +118,7 @@ static int local_answer(mpi_ctx *m, exec_event *ev)
         ev->worker = 0;
         ev->kind = m->status < 0 ? EXEC_EV_FAILED : EXEC_EV_DONE;
         ev->status = m->status;
+        ev->retire = m->retire != 0;
         snprintf(ev->msg, sizeof ev->msg, "%s", m->msg);
         m->busy[0] = 0;
     }
@@ -143,7 +150,7 @@ static int m_wait(exec_transport *t, int timeout_ms, exec_event *ev)
     }
 }
 
-int exec_mpi_open(exec_transport *t, const exec_taskset *ts)
+int exec_mpi_open(exec_transport *t, exec_taskset *ts)
 {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -190,8 +197,8 @@ void exec_mpi_close(exec_transport *t, int rc)
     for (int w = 1; w < m->size; w++) {
         exec_event ev;
         while (m->busy[w]) recv_answer(m, 1, w, &ev); /* a losing copy or one abandoned after a failure */
-        int64_t stop[3] = {-1, 0, 0};
-        MPI_Send(stop, 3, MPI_INT64_T, w, TAG_REQ, MPI_COMM_WORLD);
+        int64_t stop[4] = {-1, 0, 0, 0};
+        MPI_Send(stop, 4, MPI_INT64_T, w, TAG_REQ, MPI_COMM_WORLD);
     }
     pthread_mutex_lock(&m->lock);
     m->stop = 1;
@@ -221,16 +228,20 @@ int exec_mpi_recv_plan(char **text, int *nthreads)
     return 0;
 }
 
-int exec_mpi_serve(const exec_taskset *ts)
+int exec_mpi_serve(exec_taskset *ts)
 {
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (;;) {
-        int64_t req[3];
-        MPI_Recv(req, 3, MPI_INT64_T, 0, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        int64_t req[4];
+        MPI_Recv(req, 4, MPI_INT64_T, 0, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (req[0] < 0) return 0;
-        int st = exec_taskset_run(ts, (int)req[0], req[1], req[2]);
+        /* after a hung range this rank only waits for the end (rank 0 sends it nothing more) */
+        int st = ts->hung ? zc__err(ZC_EIO, "rank %d abandoned a hung range earlier", rank)
+                          : exec_run_range(ts, (int)req[0], req[1], req[2], (double)req[3] * 1e-6);
         char ans[1100], msg[1024] = "";
         if (st < 0) zc_errmsg_r(msg, sizeof msg);
-        int n = snprintf(ans, sizeof ans, "%d %s", st, msg);
+        int n = snprintf(ans, sizeof ans, "%d %d %s", st, ts->hung ? 1 : 0, msg);
         if (n >= (int)sizeof ans) n = (int)sizeof ans - 1;
         MPI_Send(ans, n + 1, MPI_CHAR, 0, TAG_ANS, MPI_COMM_WORLD);
     }
@@ -299,7 +310,7 @@ int zc_dist_mpi_finalize(void)
 #else
 #define NO_MPI "this zcube was built without MPI: install Open MPI (Debian: apt-get install openmpi-bin libopenmpi-dev) and rebuild"
 
-int exec_mpi_open(exec_transport *t, const exec_taskset *ts)
+int exec_mpi_open(exec_transport *t, exec_taskset *ts)
 {
     (void)t;
     (void)ts;
@@ -312,7 +323,7 @@ void exec_mpi_close(exec_transport *t, int rc)
     (void)rc;
 }
 
-int exec_mpi_serve(const exec_taskset *ts)
+int exec_mpi_serve(exec_taskset *ts)
 {
     (void)ts;
     return zc__err(ZC_EUNSUPPORTED, NO_MPI);

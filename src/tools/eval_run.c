@@ -83,6 +83,16 @@ int run_prepare(run_opts *o, int out_required)
         o->nretries = (int)v;
         o->spec.max_retries = (int)v;
     }
+    o->task_timeout_s = 0;
+    if (o->task_timeout) {
+        char *end;
+        double v = strtod(o->task_timeout, &end);
+        if (end == o->task_timeout || *end || !(v > 0 && v <= 1e9))
+            return cli_fail(CLI_EXIT_USAGE, "bad --task-timeout '%.40s': expected seconds > 0", o->task_timeout);
+        if (o->dist == RUN_THREADS)
+            return cli_fail(CLI_EXIT_USAGE, "--task-timeout goes with --executor processes, mpi or slurm");
+        o->task_timeout_s = v;
+    }
     if (o->save_plan && (o->dist != RUN_THREADS || o->plan_only))
         return cli_fail(CLI_EXIT_USAGE, "--save-plan runs nothing: give it without --executor and --plan-only");
     if (o->save_plan && !*o->save_plan) return cli_fail(CLI_EXIT_USAGE, "empty --save-plan");

@@ -35,6 +35,23 @@ if ZCUBE_FAULT="fail:op=0,task=3,times=2;sleep:op=1,task=200,ms=3000" \
 else
     fail "faults: run failed: $(head -c 600 "$TMP/err")"
 fi
+# a hung task: the rank abandons it after --task-timeout and takes no more ranges; the
+# range is retried on another rank; a task hanging every time fails the run, every rank ending
+CHECKS=$((CHECKS + 1))
+if ZCUBE_FAULT="hang:op=2,task=5" timeout 120 $MPI 3 "$Z" "${RC_ARGS[@]}" --no-backups --task-timeout 2 -o "$TMP/h1" \
+    --work-dir "$TMP/wh1" >"$TMP/h1.json" 2>"$TMP/err"; then
+    same_tree "$TMP/rechunk.t" "$TMP/h1" || fail "hung task: output differs"
+    [ "$(report_sum "$TMP/h1.json" retried)" -ge 1 ] || fail "hung task: not retried"
+    [ "$(report_sum "$TMP/h1.json" failures)" -ge 1 ] || fail "hung task: the timeout not counted"
+else
+    fail "hung task: run failed (exit $?): $(head -c 600 "$TMP/err")"
+fi
+CHECKS=$((CHECKS + 1))
+ZCUBE_FAULT="hang:op=2,task=5,times=0" timeout 120 $MPI 3 "$Z" "${RC_ARGS[@]}" --no-backups --task-timeout 0.5 \
+    --retries 1 -o "$TMP/h2" >/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "tasks 4..5 timed out after 1 s" "$TMP/err"; } ||
+    fail "a task hanging every time under MPI: exit $rc: $(head -c 600 "$TMP/err")"
 # a non-retryable error: every rank stops, rank 0 says which task
 CHECKS=$((CHECKS + 1))
 ZCUBE_FAULT="bad:op=1,task=7,times=0" timeout 60 $MPI 3 "$Z" "${RC_ARGS[@]}" -o "$TMP/f2" >/dev/null 2>"$TMP/err"

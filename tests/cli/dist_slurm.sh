@@ -55,6 +55,17 @@ fi
 ZCUBE_FAULT="fail:op=1,task=100,times=1" expect_fail 1 "ended without finishing" "${RC_ARGS[@]}" --retries 0 \
     -o "$TMP/f2" --work-dir "$TMP/wf2"
 
+# a hung task: its element abandons it after --task-timeout and fails; the chain is resubmitted
+CHECKS=$((CHECKS + 1))
+if ZCUBE_FAULT="hang:op=0,task=2,times=1" timeout 180 "$Z" eval 'mean(u*v, axis=0)' --in u="$TMP/u.zarr" \
+    --in v="$TMP/v.zarr" --executor slurm --sbatch-args -O --tasks-per-job 1 --task-timeout 2 -o "$TMP/h1" \
+    --work-dir "$TMP/wh1" --json >"$TMP/h1.json" 2>"$TMP/err"; then
+    same_tree "$TMP/qm_uv.t" "$TMP/h1" || fail "hung task: output differs"
+    grep -q '"submissions": 2' "$TMP/h1.json" || fail "hung task: not resubmitted once: $(grep submissions "$TMP/h1.json")"
+else
+    fail "hung task: run failed: $(head -c 600 "$TMP/err")"
+fi
+
 # kill -9 of a running array element at a random moment: resubmitted, identical
 for i in 1 2 3; do
     CHECKS=$((CHECKS + 1))
