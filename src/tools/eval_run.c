@@ -101,7 +101,8 @@ int run_prepare(run_opts *o, int out_required)
     if (o->dist != RUN_THREADS && !o->threads) {
         /* a worker's threads; the plan is made for that many (sliced copies size their tasks by it) */
         long cores = sysconf(_SC_NPROCESSORS_ONLN), local = 1;
-        const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+        const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); /* mpirun; srun: its tasks on rank 0's node, "N(xM),..." */
+        if (!ls) ls = getenv("SLURM_STEP_TASKS_PER_NODE");
         if (o->dist == RUN_MPI && ls && atol(ls) > 0) local = atol(ls);
         o->spec.nthreads = o->dist == RUN_PROCESSES || cores / local < 1 ? 1 : (int)(cores / local);
         if (o->dist == RUN_SLURM) o->spec.nthreads = 1; /* an array element per CPU: sbatch's default -c 1 */
