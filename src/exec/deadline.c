@@ -10,7 +10,7 @@
 #include "core/error.h"
 
 typedef struct {
-    exec_taskset *ts;
+    exec_taskset ts;   /* a copy: an abandoned range may outlive the caller's (the plan it points to is kept) */
     int op;
     int64_t first, last;
     pthread_mutex_t lock;
@@ -29,7 +29,7 @@ static void job_free(range_job *j)
 static void *run(void *arg)
 {
     range_job *j = arg;
-    int st = exec_taskset_run(j->ts, j->op, j->first, j->last);
+    int st = exec_taskset_run(&j->ts, j->op, j->first, j->last);
     char msg[ZC_ERRMSG_MAX] = "";
     if (st < 0) zc_errmsg_r(msg, sizeof msg);
     pthread_mutex_lock(&j->lock);
@@ -55,7 +55,10 @@ int exec_run_range(exec_taskset *ts, int op, int64_t first, int64_t last, double
     if (limit <= 0) return exec_taskset_run(ts, op, first, last);
     range_job *j = zc__calloc(1, sizeof *j);
     if (!j) return ZC_ENOMEM;
-    *j = (range_job){.ts = ts, .op = op, .first = first, .last = last};
+    j->ts = *ts;
+    j->op = op;
+    j->first = first;
+    j->last = last;
     pthread_mutex_init(&j->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

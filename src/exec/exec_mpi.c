@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,8 @@ typedef struct {
     pthread_cond_t cv;
     int64_t req[3];
     double limit;
-    int has_req, has_ans, stop, status, retire;
+    int has_req, stop, status, retire;
+    atomic_int has_ans;   /* set under the lock, polled without it */
     char msg[1024];
 } mpi_ctx;
 
@@ -52,7 +54,7 @@ static void *local_worker(void *arg)
         m->status = st;
         m->retire = m->ts->hung;
         snprintf(m->msg, sizeof m->msg, "%s", msg);
-        m->has_ans = 1;
+        atomic_store(&m->has_ans, 1);
     }
     pthread_mutex_unlock(&m->lock);
     return NULL;
@@ -111,10 +113,11 @@ static int recv_answer(mpi_ctx *m, int blocking, int from, exec_event *ev)
 
 static int local_answer(mpi_ctx *m, exec_event *ev)
 {
+    if (!atomic_load(&m->has_ans)) return 0; /* the common case, without contending for the lock */
     pthread_mutex_lock(&m->lock);
-    int got = m->has_ans;
+    int got = atomic_load(&m->has_ans);
     if (got) {
-        m->has_ans = 0;
+        atomic_store(&m->has_ans, 0);
         ev->worker = 0;
         ev->kind = m->status < 0 ? EXEC_EV_FAILED : EXEC_EV_DONE;
         ev->status = m->status;
@@ -133,20 +136,29 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Polling for a message: a short spin, then sleeps growing from 20 us to 200 us
+ * while nothing comes (a fast answer is seen at once; a rank waiting through
+ * seconds of work costs little CPU, which on oversubscribed cores goes to the
+ * ranks computing). *spins counts empty polls since the last message. */
+static void poll_pause(int *spins)
+{
+    if (++*spins <= 200) return;
+    long ns = 20000L << (*spins - 200 < 4 ? *spins - 200 : 4);
+    struct timespec ts = {0, ns < 200000L ? ns : 200000L};
+    nanosleep(&ts, NULL);
+}
+
 static int m_wait(exec_transport *t, int timeout_ms, exec_event *ev)
 {
     mpi_ctx *m = t->ctx;
     memset(ev, 0, sizeof *ev);
     double end = now() + timeout_ms * 1e-3;
-    for (int spins = 0;; spins++) {
+    for (int spins = 0;;) {
         int r = recv_answer(m, 0, MPI_ANY_SOURCE, ev);
         if (r) return r < 0 ? r : 0;
         if (m->busy[0] && local_answer(m, ev)) return 0;
-        if (spins > 200) { /* after a short spin, poll every 20 us: little CPU while workers compute */
-            if (now() > end) return 0;
-            struct timespec ts = {0, 20000};
-            nanosleep(&ts, NULL);
-        }
+        if (spins > 200 && now() > end) return 0;
+        poll_pause(&spins);
     }
 }
 
@@ -234,6 +246,9 @@ int exec_mpi_serve(exec_taskset *ts)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (;;) {
         int64_t req[4];
+        int flag = 0;
+        for (int spins = 0; !flag; poll_pause(&spins)) /* not MPI_Recv, which spins on the CPU */
+            MPI_Iprobe(0, TAG_REQ, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
         MPI_Recv(req, 4, MPI_INT64_T, 0, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (req[0] < 0) return 0;
         /* after a hung range this rank only waits for the end (rank 0 sends it nothing more) */

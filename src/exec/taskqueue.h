@@ -44,6 +44,8 @@ typedef struct {
     bool backups;
     double *durations;    /* of finished units (the backup policy's median) */
     int ndur;
+    double median;        /* of durations[0..median_n) (backup.c) */
+    int median_n;
 } taskqueue;
 
 #define TQ_STALE (-2)
