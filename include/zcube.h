@@ -1230,8 +1230,13 @@ typedef struct {
     const char *sbatch_args;       /* extra sbatch arguments, split at spaces (e.g. "-p big -A proj") */
     int64_t tasks_per_job;         /* default 16 */
     int detach;                    /* submit and return (then `zcube status WORK`) */
+    /* seconds one task may take, 0 = no limit (the default): a range of n tasks on T
+       threads is abandoned after task_timeout * ceil(n / T) seconds (a hung task) and
+       retried like a failure; the worker that ran it ends (processes: replaced) or
+       takes no more ranges (MPI ranks); a Slurm element fails and is resubmitted */
+    double task_timeout;
 } zc_dist_spec;
-#define ZC_DIST_SPEC_INIT {sizeof(zc_dist_spec), "processes", NULL, 0, 0, 2, 1, 0, NULL, NULL, NULL, NULL, 16, 0}
+#define ZC_DIST_SPEC_INIT {sizeof(zc_dist_spec), "processes", NULL, 0, 0, 2, 1, 0, NULL, NULL, NULL, NULL, 16, 0, 0}
 
 /**
  * Run every operation of the saved plan at plan_path on the spec's executor. On
@@ -1245,8 +1250,10 @@ typedef struct {
 ZC_API int zc_dist_run(const zc_dist_spec *spec, const char *plan_path, zc_report **report);
 /**
  * A worker: answer range requests from in_fd on out_fd until end of input
- * (what `zcube worker PLAN --serve` runs for the processes executor).
- * @return 0 at the end of input, ZC_EINVAL (NULL path, bad descriptors), ZC_EIO (the pipe),
+ * (what `zcube worker PLAN --serve` runs for the processes executor), or until
+ * a range ran past its time limit (reported to the coordinator; the caller should
+ * then end the process, whose abandoned thread still runs).
+ * @return 0 at the end of input or after a range timed out, ZC_EINVAL (NULL path, bad descriptors), ZC_EIO (the pipe),
  *         zc_plan_load's codes; a range's failure is answered to the coordinator, not returned.
  */
 ZC_API int zc_dist_serve(const char *plan_path, int nthreads, int in_fd, int out_fd);

@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "exec/deadline.h"
 #include "exec/markers.h"
 
 static double now(void)
@@ -22,20 +23,31 @@ static int64_t unit_size(const exec_coord_opts *o, int64_t tasks, int nworkers)
 }
 
 /* Hand units to idle live workers; returns how many workers are busy. */
-static int assign(exec_transport *t, taskqueue *q, int op, double ts)
+static int assign(exec_transport *t, const exec_taskset *ts, const exec_coord_opts *o, taskqueue *q, int op, double now)
 {
     int busy = 0;
     for (int w = 0; w < q->nw; w++) {
         if (!q->w[w].alive) continue;
         if (q->w[w].unit == -1) {
-            int u = tq_pick(q, w, ts);
-            if (u >= 0 && t->start(t, w, op, q->u[u].first, q->u[u].last) < 0) {
-                /* its EXEC_EV_DIED follows and retries the unit */
+            int u = tq_pick(q, w, now);
+            if (u >= 0) { /* a start that fails is followed by the worker's EXEC_EV_DIED, which retries the unit */
+                const tq_unit *x = &q->u[u];
+                (void)t->start(t, w, op, x->first, x->last,
+                               exec_range_limit(o->task_timeout, x->last - x->first, ts->nthreads));
             }
         }
         busy += q->w[w].unit != -1;
     }
     return busy;
+}
+
+/* A worker that abandoned a hung range takes no more: a process ends (its
+ * EXEC_EV_DIED follows, then a new one replaces it), a rank is left idle. */
+static void retire(const exec_transport *t, taskqueue *q, int w, const exec_event *ev)
+{
+    if (!ev->retire) return;
+    if (t->revive) q->w[w].unit = TQ_ENDING;
+    else q->w[w].alive = false;
 }
 
 static int run_op(exec_transport *t, const exec_taskset *ts, exec_coord_opts *o, taskqueue *q, int op)
@@ -59,10 +71,10 @@ static int run_op(exec_transport *t, const exec_taskset *ts, exec_coord_opts *o,
     if (rc < 0) return rc;
     while (rc == 0 && !tq_finished(q)) {
         double t0 = now();
-        int busy = assign(t, q, op, t0);
+        int busy = assign(t, ts, o, q, op, t0);
         int alive = 0;
         for (int w = 0; w < q->nw; w++) alive += q->w[w].alive;
-        if (!alive) return zc__err(ZC_EIO, "every worker died (%s, %lld of %lld tasks done)", ts->names[op],
+        if (!alive) return zc__err(ZC_EIO, "no worker left: every one died or timed out (%s, %lld of %lld tasks done)", ts->names[op],
                                    (long long)ndone, (long long)n);
         if (!busy) return zc__err(ZC_EINTERNAL, "%s: units pending but none can start", ts->names[op]);
         exec_event ev;
@@ -73,7 +85,10 @@ static int run_op(exec_transport *t, const exec_taskset *ts, exec_coord_opts *o,
         if (q->w[w].unit == TQ_STALE) tq_stale_end(q, w, t1);
         else if (q->w[w].unit < 0 && ev.kind != EXEC_EV_DIED)
             return zc__err(ZC_EINTERNAL, "worker %d reported a range it was not running", w);
-        if (q->w[w].unit < 0 && ev.kind != EXEC_EV_DIED) continue;
+        if (q->w[w].unit < 0 && ev.kind != EXEC_EV_DIED) {
+            retire(t, q, w, &ev);
+            continue;
+        }
         if (ev.kind == EXEC_EV_DONE) {
             int64_t k = tq_done(q, w, t1);
             ndone += k;
@@ -95,7 +110,9 @@ static int run_op(exec_transport *t, const exec_taskset *ts, exec_coord_opts *o,
                 rc = zc__err(st, "%s, tasks %lld..%lld (worker %d): %s", ts->names[op], (long long)a, (long long)b - 1, w,
                              first_msg);
         }
+        retire(t, q, w, &ev);
         if (ev.kind == EXEC_EV_DIED) {
+            if (q->w[w].unit == TQ_ENDING) q->w[w].unit = -1;
             q->w[w].alive = false;
             if (t->revive && t->revive(t, w) == 0) {
                 q->w[w].alive = true;

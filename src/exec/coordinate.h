@@ -15,6 +15,7 @@ typedef struct {
     int retries;
     bool backups, resume;
     int64_t unit_tasks;        /* tasks per unit, 0 = about 4 units per worker, at most 64 tasks */
+    double task_timeout;       /* seconds a task may take (a unit's limit: exec_range_limit), 0 = none */
     zc_progress_fn progress;
     void *progress_ctx;
     /* filled */

@@ -143,7 +143,7 @@ static double now(void)
 }
 
 /* processes or mpi: the coordinator over a transport */
-static int run_coordinated(const zc_dist_spec *ds, const exec_taskset *ts, bool mpi, zc_report **out)
+static int run_coordinated(const zc_dist_spec *ds, exec_taskset *ts, bool mpi, zc_report **out)
 {
     int workers = ds->workers > 0 ? ds->workers : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (workers < 1) workers = 1;
@@ -151,7 +151,7 @@ static int run_coordinated(const zc_dist_spec *ds, const exec_taskset *ts, bool 
     ZC_TRY(mpi ? exec_mpi_open(&t, ts) : exec_processes_open(&t, workers, ds->worker_argv));
     taskqueue q = {0};
     exec_coord_opts o = {.retries = ds->retries, .backups = ds->backups != 0, .resume = ds->resume != 0,
-                         .progress = ds->progress, .progress_ctx = ds->progress_ctx};
+                         .task_timeout = ds->task_timeout, .progress = ds->progress, .progress_ctx = ds->progress_ctx};
     o.op_seconds = zc__calloc((size_t)ts->nops, sizeof *o.op_seconds);
     o.op_skipped = zc__calloc((size_t)ts->nops, sizeof *o.op_skipped);
     int rc = o.op_seconds && o.op_skipped ? tq_init(&q, t.nworkers, ds->retries, ds->backups != 0) : ZC_ENOMEM;
@@ -179,6 +179,8 @@ int zc_dist_run(const zc_dist_spec *ds, const char *plan_path, zc_report **out)
     if (ds->struct_size != sizeof *ds)
         return zc__err(ZC_EINVAL, "zc_dist_run: struct_size %u is not a known version", ds->struct_size);
     if (ds->retries < 0 || ds->retries > 1000) return zc__err(ZC_EINVAL, "retries %d: expected 0..1000", ds->retries);
+    if (!(ds->task_timeout >= 0 && ds->task_timeout <= 1e9))
+        return zc__err(ZC_EINVAL, "task_timeout %g: expected 0 (none) or up to 1e9 seconds", ds->task_timeout);
     const char *ex = ds->executor ? ds->executor : "processes";
     bool mpi = !strcmp(ex, "mpi"), slurm = !strcmp(ex, "slurm");
     if (!mpi && !slurm && strcmp(ex, "processes"))

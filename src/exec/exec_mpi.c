@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,14 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "exec/deadline.h"
 
 enum { TAG_REQ = 7101, TAG_ANS = 7102 };
 
 static int plan_sent; /* rank 0: the plan (or its absence) was broadcast */
 
 typedef struct {
-    const exec_taskset *ts;
+    exec_taskset *ts;
     int size;
     unsigned char *busy;          /* per worker: a range is out */
     /* worker 0, a thread of rank 0 */
@@ -28,7 +30,9 @@ typedef struct {
     pthread_mutex_t lock;
     pthread_cond_t cv;
     int64_t req[3];
-    int has_req, has_ans, stop, status;
+    double limit;
+    int has_req, stop, status, retire;
+    atomic_int has_ans;   /* set under the lock, polled without it */
     char msg[1024];
 } mpi_ctx;
 
@@ -40,21 +44,23 @@ static void *local_worker(void *arg)
         while (!m->has_req && !m->stop) pthread_cond_wait(&m->cv, &m->lock);
         if (m->stop && !m->has_req) break;
         int64_t op = m->req[0], a = m->req[1], b = m->req[2];
+        double limit = m->limit;
         m->has_req = 0;
         pthread_mutex_unlock(&m->lock);
-        int st = exec_taskset_run(m->ts, (int)op, a, b);
+        int st = exec_run_range(m->ts, (int)op, a, b, limit);
         char msg[1024] = "";
         if (st < 0) zc_errmsg_r(msg, sizeof msg);
         pthread_mutex_lock(&m->lock);
         m->status = st;
+        m->retire = m->ts->hung;
         snprintf(m->msg, sizeof m->msg, "%s", msg);
-        m->has_ans = 1;
+        atomic_store(&m->has_ans, 1);
     }
     pthread_mutex_unlock(&m->lock);
     return NULL;
 }
 
-static int m_start(exec_transport *t, int w, int op, int64_t first, int64_t last)
+static int m_start(exec_transport *t, int w, int op, int64_t first, int64_t last, double limit)
 {
     mpi_ctx *m = t->ctx;
     m->busy[w] = 1;
@@ -63,24 +69,26 @@ static int m_start(exec_transport *t, int w, int op, int64_t first, int64_t last
         m->req[0] = op;
         m->req[1] = first;
         m->req[2] = last;
+        m->limit = limit;
         m->has_req = 1;
         pthread_cond_signal(&m->cv);
         pthread_mutex_unlock(&m->lock);
         return 0;
     }
-    int64_t req[3] = {op, first, last};
-    if (MPI_Send(req, 3, MPI_INT64_T, w, TAG_REQ, MPI_COMM_WORLD) != MPI_SUCCESS)
+    int64_t req[4] = {op, first, last, (int64_t)(limit * 1e6)}; /* the limit in microseconds */
+    if (MPI_Send(req, 4, MPI_INT64_T, w, TAG_REQ, MPI_COMM_WORLD) != MPI_SUCCESS)
         return zc__err(ZC_EIO, "MPI: cannot reach rank %d", w);
     return 0;
 }
 
 static void parse_answer(const char *buf, int w, exec_event *ev)
 {
-    int st = 0, used = 0;
-    sscanf(buf, "%d %n", &st, &used);
+    int st = 0, retire = 0, used = 0;
+    sscanf(buf, "%d %d %n", &st, &retire, &used);
     ev->worker = w;
     ev->kind = st < 0 ? EXEC_EV_FAILED : EXEC_EV_DONE;
     ev->status = st;
+    ev->retire = retire != 0;
     snprintf(ev->msg, sizeof ev->msg, "%s", buf + used);
 }
 
@@ -105,13 +113,15 @@ static int recv_answer(mpi_ctx *m, int blocking, int from, exec_event *ev)
 
 static int local_answer(mpi_ctx *m, exec_event *ev)
 {
+    if (!atomic_load(&m->has_ans)) return 0; /* the common case, without contending for the lock */
     pthread_mutex_lock(&m->lock);
-    int got = m->has_ans;
+    int got = atomic_load(&m->has_ans);
     if (got) {
-        m->has_ans = 0;
+        atomic_store(&m->has_ans, 0);
         ev->worker = 0;
         ev->kind = m->status < 0 ? EXEC_EV_FAILED : EXEC_EV_DONE;
         ev->status = m->status;
+        ev->retire = m->retire != 0;
         snprintf(ev->msg, sizeof ev->msg, "%s", m->msg);
         m->busy[0] = 0;
     }
@@ -126,24 +136,33 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Polling for a message: a short spin, then sleeps growing from 20 us to 200 us
+ * while nothing comes (a fast answer is seen at once; a rank waiting through
+ * seconds of work costs little CPU, which on oversubscribed cores goes to the
+ * ranks computing). *spins counts empty polls since the last message. */
+static void poll_pause(int *spins)
+{
+    if (++*spins <= 200) return;
+    long ns = 20000L << (*spins - 200 < 4 ? *spins - 200 : 4);
+    struct timespec ts = {0, ns < 200000L ? ns : 200000L};
+    nanosleep(&ts, NULL);
+}
+
 static int m_wait(exec_transport *t, int timeout_ms, exec_event *ev)
 {
     mpi_ctx *m = t->ctx;
     memset(ev, 0, sizeof *ev);
     double end = now() + timeout_ms * 1e-3;
-    for (int spins = 0;; spins++) {
+    for (int spins = 0;;) {
         int r = recv_answer(m, 0, MPI_ANY_SOURCE, ev);
         if (r) return r < 0 ? r : 0;
         if (m->busy[0] && local_answer(m, ev)) return 0;
-        if (spins > 200) { /* after a short spin, poll every 20 us: little CPU while workers compute */
-            if (now() > end) return 0;
-            struct timespec ts = {0, 20000};
-            nanosleep(&ts, NULL);
-        }
+        if (spins > 200 && now() > end) return 0;
+        poll_pause(&spins);
     }
 }
 
-int exec_mpi_open(exec_transport *t, const exec_taskset *ts)
+int exec_mpi_open(exec_transport *t, exec_taskset *ts)
 {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -190,8 +209,8 @@ void exec_mpi_close(exec_transport *t, int rc)
     for (int w = 1; w < m->size; w++) {
         exec_event ev;
         while (m->busy[w]) recv_answer(m, 1, w, &ev); /* a losing copy or one abandoned after a failure */
-        int64_t stop[3] = {-1, 0, 0};
-        MPI_Send(stop, 3, MPI_INT64_T, w, TAG_REQ, MPI_COMM_WORLD);
+        int64_t stop[4] = {-1, 0, 0, 0};
+        MPI_Send(stop, 4, MPI_INT64_T, w, TAG_REQ, MPI_COMM_WORLD);
     }
     pthread_mutex_lock(&m->lock);
     m->stop = 1;
@@ -221,16 +240,23 @@ int exec_mpi_recv_plan(char **text, int *nthreads)
     return 0;
 }
 
-int exec_mpi_serve(const exec_taskset *ts)
+int exec_mpi_serve(exec_taskset *ts)
 {
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (;;) {
-        int64_t req[3];
-        MPI_Recv(req, 3, MPI_INT64_T, 0, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        int64_t req[4];
+        int flag = 0;
+        for (int spins = 0; !flag; poll_pause(&spins)) /* not MPI_Recv, which spins on the CPU */
+            MPI_Iprobe(0, TAG_REQ, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        MPI_Recv(req, 4, MPI_INT64_T, 0, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (req[0] < 0) return 0;
-        int st = exec_taskset_run(ts, (int)req[0], req[1], req[2]);
+        /* after a hung range this rank only waits for the end (rank 0 sends it nothing more) */
+        int st = ts->hung ? zc__err(ZC_EIO, "rank %d abandoned a hung range earlier", rank)
+                          : exec_run_range(ts, (int)req[0], req[1], req[2], (double)req[3] * 1e-6);
         char ans[1100], msg[1024] = "";
         if (st < 0) zc_errmsg_r(msg, sizeof msg);
-        int n = snprintf(ans, sizeof ans, "%d %s", st, msg);
+        int n = snprintf(ans, sizeof ans, "%d %d %s", st, ts->hung ? 1 : 0, msg);
         if (n >= (int)sizeof ans) n = (int)sizeof ans - 1;
         MPI_Send(ans, n + 1, MPI_CHAR, 0, TAG_ANS, MPI_COMM_WORLD);
     }
@@ -299,7 +325,7 @@ int zc_dist_mpi_finalize(void)
 #else
 #define NO_MPI "this zcube was built without MPI: install Open MPI (Debian: apt-get install openmpi-bin libopenmpi-dev) and rebuild"
 
-int exec_mpi_open(exec_transport *t, const exec_taskset *ts)
+int exec_mpi_open(exec_transport *t, exec_taskset *ts)
 {
     (void)t;
     (void)ts;
@@ -312,7 +338,7 @@ void exec_mpi_close(exec_transport *t, int rc)
     (void)rc;
 }
 
-int exec_mpi_serve(const exec_taskset *ts)
+int exec_mpi_serve(exec_taskset *ts)
 {
     (void)ts;
     return zc__err(ZC_EUNSUPPORTED, NO_MPI);

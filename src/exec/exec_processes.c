@@ -64,11 +64,11 @@ static void reap(proc *p, char *msg, size_t size)
     else snprintf(msg, size, "worker process %d exited with status %d", (int)p->pid, WEXITSTATUS(st));
 }
 
-static int p_start(exec_transport *t, int w, int op, int64_t first, int64_t last)
+static int p_start(exec_transport *t, int w, int op, int64_t first, int64_t last, double limit)
 {
     procs *ps = t->ctx;
-    char line[96];
-    int n = snprintf(line, sizeof line, "R %d %lld %lld\n", op, (long long)first, (long long)last);
+    char line[128];
+    int n = snprintf(line, sizeof line, "R %d %lld %lld %.3f\n", op, (long long)first, (long long)last, limit);
     if (ps->p[w].fd < 0 || send(ps->p[w].fd, line, (size_t)n, MSG_NOSIGNAL) != n)
         return zc__err(ZC_EIO, "worker %d is gone", w);
     return 0;
@@ -83,7 +83,8 @@ static int answer(const char *line, int w, exec_event *ev)
         return 0;
     }
     int status, used = 0;
-    if (line[0] == 'E' && sscanf(line + 1, " %d %n", &status, &used) == 1 && used > 0 && status < 0) {
+    ev->retire = line[0] == 'X'; /* failed after abandoning a hung range: the worker ends */
+    if ((line[0] == 'E' || ev->retire) && sscanf(line + 1, " %d %n", &status, &used) == 1 && used > 0 && status < 0) {
         ev->kind = EXEC_EV_FAILED;
         ev->status = status;
         snprintf(ev->msg, sizeof ev->msg, "%s", line + 1 + used);

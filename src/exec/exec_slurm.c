@@ -2,9 +2,10 @@
  * with --dependency=afterok, and a last job that finalizes (see dist.h for the
  * files in the work directory).
  *
- * Array element i of operation k runs the i-th line "first last" of
+ * Array element i of operation k runs the i-th line "first last limit" of
  * WORK/zcube-slurm/op<k>.ranges (the tasks without a completion marker, cut
- * into ranges of tasks_per_job) through zc_dist_job. Unless detached, the
+ * into ranges of tasks_per_job; limit: seconds before the range is abandoned,
+ * 0 none, deadline.h) through zc_dist_job. Unless detached, the
  * submitter polls the markers (the progress bar) and squeue: when every job has
  * left the queue and WORK/zcube-complete is absent, a job failed (Slurm cancels
  * the jobs after it: DependencyParameters=kill_invalid_depend); the chain is
@@ -20,6 +21,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "exec/deadline.h"
 #include "exec/dist.h"
 #include "exec/markers.h"
 #include "exec/spawn.h"
@@ -99,7 +101,9 @@ static int write_ranges(const zc_dist_spec *ds, const exec_taskset *ts, int op, 
         snprintf(path, sizeof path, "%s/op%d.ranges", dir, op);
         FILE *f = rc == 0 ? fopen(path, "w") : NULL;
         if (rc == 0 && !f) rc = zc__err_sys(errno, "writing '%s'", path);
-        for (int i = 0; f && i < q.nu; i++) fprintf(f, "%lld %lld\n", (long long)q.u[i].first, (long long)q.u[i].last);
+        for (int i = 0; f && i < q.nu; i++)
+            fprintf(f, "%lld %lld %.3f\n", (long long)q.u[i].first, (long long)q.u[i].last,
+                    exec_range_limit(ds->task_timeout, q.u[i].last - q.u[i].first, ts->nthreads));
         if (f && fclose(f) != 0) rc = zc__err(ZC_EIO, "writing '%s'", path);
         if (rc == 0) rc = q.nu;
         tq_free(&q);
@@ -236,11 +240,12 @@ int zc_dist_job(const char *plan_path, int op, int64_t index, int nthreads)
     FILE *f = fopen(path, "r");
     int rc = f ? 0 : zc__err_sys(errno, "ranges of operation %d", op);
     long long a = -1, b = -1;
+    double limit = 0;
     for (int64_t i = 0; rc == 0 && i <= index; i++)
-        if (fscanf(f, "%lld %lld", &a, &b) != 2 || a < 0 || b < a)
+        if (fscanf(f, "%lld %lld %lf", &a, &b, &limit) != 3 || a < 0 || b < a || !(limit >= 0))
             rc = zc__err(ZC_EFORMAT, "'%s' has no range %lld", path, (long long)index);
     if (f) fclose(f);
-    if (rc == 0) rc = exec_taskset_run(&ts, op, a, b);
+    if (rc == 0) rc = exec_run_range(&ts, op, a, b, limit);
     exec_taskset_close(&ts);
     return rc;
 }

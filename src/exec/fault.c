@@ -33,8 +33,9 @@ static int parse(const char *s, size_t len, fault *f)
     if (!colon || colon - buf >= (long)sizeof f->kind) return zc__err(ZC_EINVAL, "ZCUBE_FAULT: bad entry '%s'", buf);
     *colon = 0;
     strcpy(f->kind, buf);
-    if (strcmp(f->kind, "fail") && strcmp(f->kind, "bad") && strcmp(f->kind, "crash") && strcmp(f->kind, "sleep"))
-        return zc__err(ZC_EINVAL, "ZCUBE_FAULT: unknown kind '%s' (fail, bad, crash, sleep)", f->kind);
+    if (strcmp(f->kind, "fail") && strcmp(f->kind, "bad") && strcmp(f->kind, "crash") && strcmp(f->kind, "sleep") &&
+        strcmp(f->kind, "hang"))
+        return zc__err(ZC_EINVAL, "ZCUBE_FAULT: unknown kind '%s' (fail, bad, crash, sleep, hang)", f->kind);
     for (char *kv = strtok(colon + 1, ","); kv; kv = strtok(NULL, ",")) {
         char *eq = strchr(kv, '='), *end;
         if (!eq) return zc__err(ZC_EINVAL, "ZCUBE_FAULT: bad field '%s' (expected key=value)", kv);
@@ -86,6 +87,7 @@ int exec_fault_inject(const char *work_dir, int op, int64_t first, int64_t last)
             return zc__err(ZC_EIO, "injected fault: operation %d task %lld failed (ZCUBE_FAULT)", op, f.task);
         if (!strcmp(f.kind, "bad"))
             return zc__err(ZC_EINVAL, "injected fault: operation %d task %lld is bad input (ZCUBE_FAULT)", op, f.task);
+        while (!strcmp(f.kind, "hang")) pause(); /* until the process ends */
         struct timespec ts = {f.ms / 1000, (f.ms % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
     }

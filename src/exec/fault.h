@@ -6,6 +6,7 @@
  *   bad    ... fails with ZC_EINVAL (not retryable: the run fails at once)
  *   crash  the worker kills itself with SIGKILL (a crashed process or rank)
  *   sleep  the range sleeps X ms (default 2000) before running (a straggler)
+ *   hang   the range never ends (a hung task: see --task-timeout)
  * times = how many times the fault fires across all workers (default 1; 0 =
  * always), counted by files WORK/zcube-fault/<fault>.<n> created exclusively.
  * Test-only: unset, it costs one getenv per range. A malformed value is

@@ -1,12 +1,14 @@
 /* exec/serve.c — the worker side of the `processes` executor (zc_dist_serve):
- * read "R op first last" lines, run each range, answer "D" or "E status message". */
+ * read "R op first last limit" lines, run each range (abandoned after limit
+ * seconds unless 0, deadline.h), answer "D" or "E status message", or "X status
+ * message" for a range abandoned, after which the worker ends. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/error.h"
-#include "exec/taskset.h"
+#include "exec/deadline.h"
 
 static int put_all(int fd, const char *s, size_t n)
 {
@@ -43,14 +45,16 @@ int zc_dist_serve(const char *plan_path, int nthreads, int in_fd, int out_fd)
         *nl = 0;
         int op;
         long long a, b;
+        double limit;
         char tail;
-        if (sscanf(buf, "R %d %lld %lld %c", &op, &a, &b, &tail) != 3 || op < 0 || a < 0 || b < a) {
+        if (sscanf(buf, "R %d %lld %lld %lf %c", &op, &a, &b, &limit, &tail) != 4 || op < 0 || a < 0 || b < a ||
+            !(limit >= 0)) {
             rc = zc__err(ZC_EINVAL, "zc_dist_serve: bad request '%.80s'", buf);
             break;
         }
         len -= (size_t)(nl + 1 - buf);
         memmove(buf, nl + 1, len);
-        int st = exec_taskset_run(&ts, op, a, b);
+        int st = exec_run_range(&ts, op, a, b, limit);
         char ans[1200];
         int n;
         if (st < 0) {
@@ -58,11 +62,12 @@ int zc_dist_serve(const char *plan_path, int nthreads, int in_fd, int out_fd)
             zc_errmsg_r(msg, sizeof msg);
             for (char *p = msg; *p; p++)
                 if (*p == '\n') *p = ' ';
-            n = snprintf(ans, sizeof ans, "E %d %s\n", st, msg);
+            n = snprintf(ans, sizeof ans, "%c %d %s\n", ts.hung ? 'X' : 'E', st, msg);
         } else {
             n = snprintf(ans, sizeof ans, "D\n");
         }
         if ((rc = put_all(out_fd, ans, (size_t)n)) < 0) break;
+        if (ts.hung) break; /* the abandoned range's thread still runs: end this worker (reported already) */
     }
     exec_taskset_close(&ts);
     return rc;

@@ -31,7 +31,7 @@ static void free_units(taskqueue *q)
     q->u = NULL;
     q->pending = NULL;
     q->durations = NULL;
-    q->nu = q->ndone = q->ndur = q->head = q->tail = 0;
+    q->nu = q->ndone = q->ndur = q->head = q->tail = q->median_n = 0;
 }
 
 void tq_free(taskqueue *q)

@@ -26,7 +26,8 @@ typedef struct {
 typedef struct {
     int64_t tasks, units, retried, backups, failures;
     double busy;          /* seconds running units */
-    int unit;             /* running unit, -1 idle, TQ_STALE: a copy of an earlier operation's unit */
+    int unit;             /* running unit, -1 idle, TQ_STALE: a copy of an earlier operation's unit,
+                             TQ_ENDING: retired, its end awaited (coordinate.c) */
     bool backup, retry;   /* what the running copy is */
     double since;
     bool alive;
@@ -43,9 +44,12 @@ typedef struct {
     bool backups;
     double *durations;    /* of finished units (the backup policy's median) */
     int ndur;
+    double median;        /* of durations[0..median_n) (backup.c) */
+    int median_n;
 } taskqueue;
 
 #define TQ_STALE (-2)
+#define TQ_ENDING (-3)
 
 int tq_init(taskqueue *q, int nworkers, int retries, bool backups);
 void tq_free(taskqueue *q);

@@ -62,7 +62,7 @@ int exec_taskset_open(exec_taskset *ts, const char *plan_path, const char *plan_
 
 void exec_taskset_close(exec_taskset *ts)
 {
-    zc_plan_free(ts->plan);
+    if (!ts->hung) zc_plan_free(ts->plan);
     ts->plan = NULL;
     zc__free(ts->tasks);
     zc__free(ts->names);

@@ -20,6 +20,8 @@ typedef struct {
     char work_dir[PATH_MAX];  /* its work directory (markers, intermediates) */
     zc_plan *plan;            /* loaded once; NULL only in benchmarks (bench_run) */
     int nthreads;             /* threads of this process for a range */
+    bool hung;                /* a range was abandoned after its time limit (deadline.h):
+                                 close leaves the plan to the thread still using it */
     /* from the plan summary (zc_plan_json); nops == 0 on workers, which need none of it */
     int nops;
     int64_t *tasks;           /* per operation */

@@ -16,14 +16,16 @@ typedef struct {
     int kind;         /* EXEC_EV_* */
     int worker;
     int status;       /* FAILED: the range's status */
+    bool retire;      /* FAILED: the worker abandoned a hung range (deadline.h) and takes no more */
     char msg[1024];   /* FAILED: its message; DIED: how the worker ended */
 } exec_event;
 
 typedef struct exec_transport {
     int nworkers;
-    /* Start tasks [first, last) of op on idle worker w. < 0: the worker is gone
+    /* Start tasks [first, last) of op on idle worker w, to be abandoned after
+     * limit seconds (0: none; the worker then retires). < 0: the worker is gone
      * (an EXEC_EV_DIED for it follows). */
-    int (*start)(struct exec_transport *t, int w, int op, int64_t first, int64_t last);
+    int (*start)(struct exec_transport *t, int w, int op, int64_t first, int64_t last, double limit);
     /* Wait up to timeout_ms for one event (EXEC_EV_NONE on timeout); < 0 on a transport error. */
     int (*wait)(struct exec_transport *t, int timeout_ms, exec_event *ev);
     /* Replace dead worker w by a new one; < 0 if it cannot be (the worker stays dead). */

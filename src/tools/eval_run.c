@@ -83,6 +83,16 @@ int run_prepare(run_opts *o, int out_required)
         o->nretries = (int)v;
         o->spec.max_retries = (int)v;
     }
+    o->task_timeout_s = 0;
+    if (o->task_timeout) {
+        char *end;
+        double v = strtod(o->task_timeout, &end);
+        if (end == o->task_timeout || *end || !(v > 0 && v <= 1e9))
+            return cli_fail(CLI_EXIT_USAGE, "bad --task-timeout '%.40s': expected seconds > 0", o->task_timeout);
+        if (o->dist == RUN_THREADS)
+            return cli_fail(CLI_EXIT_USAGE, "--task-timeout goes with --executor processes, mpi or slurm");
+        o->task_timeout_s = v;
+    }
     if (o->save_plan && (o->dist != RUN_THREADS || o->plan_only))
         return cli_fail(CLI_EXIT_USAGE, "--save-plan runs nothing: give it without --executor and --plan-only");
     if (o->save_plan && !*o->save_plan) return cli_fail(CLI_EXIT_USAGE, "empty --save-plan");
@@ -91,7 +101,8 @@ int run_prepare(run_opts *o, int out_required)
     if (o->dist != RUN_THREADS && !o->threads) {
         /* a worker's threads; the plan is made for that many (sliced copies size their tasks by it) */
         long cores = sysconf(_SC_NPROCESSORS_ONLN), local = 1;
-        const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+        const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); /* mpirun; srun: its tasks on rank 0's node, "N(xM),..." */
+        if (!ls) ls = getenv("SLURM_STEP_TASKS_PER_NODE");
         if (o->dist == RUN_MPI && ls && atol(ls) > 0) local = atol(ls);
         o->spec.nthreads = o->dist == RUN_PROCESSES || cores / local < 1 ? 1 : (int)(cores / local);
         if (o->dist == RUN_SLURM) o->spec.nthreads = 1; /* an array element per CPU: sbatch's default -c 1 */

@@ -25,6 +25,7 @@ typedef struct {
     const char *workers;      /* --workers N */
     const char *save_plan;    /* --save-plan PLAN.json */
     const char *retries;      /* --retries N */
+    const char *task_timeout; /* --task-timeout SECONDS */
     int no_backups;           /* --no-backups */
     const char *sbatch_args;  /* --sbatch-args "..." */
     const char *tasks_per_job; /* --tasks-per-job N */
@@ -40,6 +41,7 @@ typedef struct {
     int format;               /* 0 = library default */
     int dist;                 /* 0 threads, else RUN_PROCESSES or RUN_MPI */
     int nworkers, nretries;
+    double task_timeout_s;    /* 0 = none */
     int64_t ntasks_per_job;
     int mpi_rank;             /* RUN_MPI: this process's rank */
 } run_opts;
@@ -57,7 +59,8 @@ enum { RUN_THREADS, RUN_PROCESSES, RUN_MPI, RUN_SLURM };
     {"executor", 0, &(o).executor, NULL}, {"workers", 0, &(o).workers, NULL},                    \
     {"save-plan", 0, &(o).save_plan, NULL}, {"retries", 0, &(o).retries, NULL},                  \
     {"no-backups", 0, NULL, &(o).no_backups}, {"sbatch-args", 0, &(o).sbatch_args, NULL},          \
-    {"tasks-per-job", 0, &(o).tasks_per_job, NULL}, {"detach", 0, NULL, &(o).detach}
+    {"tasks-per-job", 0, &(o).tasks_per_job, NULL}, {"detach", 0, NULL, &(o).detach},             \
+    {"task-timeout", 0, &(o).task_timeout, NULL}
 
 /* Help text of those options (for usage texts). */
 #define RUN_CLI_HELP                                                                               \
@@ -83,6 +86,9 @@ enum { RUN_THREADS, RUN_PROCESSES, RUN_MPI, RUN_SLURM };
     "  --workers N         processes: how many (default: all cores; --threads each, default 1)\n" \
     "  --retries N         processes/mpi: retries of a failed task range (default 2)\n"          \
     "  --no-backups        processes/mpi: no backup copies of straggling ranges\n"               \
+    "  --task-timeout S    processes/mpi/slurm: seconds a task may take (default: no limit);\n"  \
+    "                      a range of n tasks on T threads running over S*ceil(n/T) s is\n"     \
+    "                      abandoned and retried elsewhere, its worker replaced or retired\n"   \
     "  --sbatch-args \"..\" slurm: more sbatch arguments (partition, account, time, ...)\n"       \
     "  --tasks-per-job N   slurm: tasks one array element runs (default 16)\n"                   \
     "  --detach            slurm: submit and return; follow with 'zcube status WORK_DIR'\n"      \

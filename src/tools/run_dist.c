@@ -121,6 +121,7 @@ int run_dist_compute(run_opts *o, zc_array *a, zc_target *target, const char *pl
     ds.workers = o->nworkers;
     ds.nthreads = o->spec.nthreads;
     ds.retries = o->nretries;
+    ds.task_timeout = o->task_timeout_s;
     ds.backups = !o->no_backups;
     ds.resume = o->resume;
     ds.worker_argv = argv;

@@ -35,6 +35,23 @@ if ZCUBE_FAULT="fail:op=0,task=3,times=2;sleep:op=1,task=200,ms=3000" \
 else
     fail "faults: run failed: $(head -c 600 "$TMP/err")"
 fi
+# a hung task: the rank abandons it after --task-timeout and takes no more ranges; the
+# range is retried on another rank; a task hanging every time fails the run, every rank ending
+CHECKS=$((CHECKS + 1))
+if ZCUBE_FAULT="hang:op=2,task=5" timeout 120 $MPI 3 "$Z" "${RC_ARGS[@]}" --no-backups --task-timeout 2 -o "$TMP/h1" \
+    --work-dir "$TMP/wh1" >"$TMP/h1.json" 2>"$TMP/err"; then
+    same_tree "$TMP/rechunk.t" "$TMP/h1" || fail "hung task: output differs"
+    [ "$(report_sum "$TMP/h1.json" retried)" -ge 1 ] || fail "hung task: not retried"
+    [ "$(report_sum "$TMP/h1.json" failures)" -ge 1 ] || fail "hung task: the timeout not counted"
+else
+    fail "hung task: run failed (exit $?): $(head -c 600 "$TMP/err")"
+fi
+CHECKS=$((CHECKS + 1))
+ZCUBE_FAULT="hang:op=2,task=5,times=0" timeout 120 $MPI 3 "$Z" "${RC_ARGS[@]}" --no-backups --task-timeout 0.5 \
+    --retries 1 -o "$TMP/h2" >/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "tasks 4..5 timed out after 1 s" "$TMP/err"; } ||
+    fail "a task hanging every time under MPI: exit $rc: $(head -c 600 "$TMP/err")"
 # a non-retryable error: every rank stops, rank 0 says which task
 CHECKS=$((CHECKS + 1))
 ZCUBE_FAULT="bad:op=1,task=7,times=0" timeout 60 $MPI 3 "$Z" "${RC_ARGS[@]}" -o "$TMP/f2" >/dev/null 2>"$TMP/err"
@@ -64,47 +81,79 @@ crash_and_resume() {
 }
 crash_and_resume crash1 3 env ZCUBE_FAULT="crash:op=1,task=100" $MPI 3 "$Z" "${RC_ARGS[@]}" -o "$TMP/crash1" --work-dir "$TMP/wcrash1"
 
-kill_random_rank() {
-    local out=$1 np=$2
-    $MPI "$np" "$Z" "${RC_ARGS[@]}" -o "$TMP/$out" --work-dir "$TMP/w$out" >/dev/null 2>"$TMP/err.$out" &
-    local pid=$!
-    # Kill only once every rank is past MPI start-up: a task's completion marker
-    # means the plan's broadcast (collective) went through. Open MPI 4.1 can hang
-    # when a rank dies inside MPI_Init, a window zcube does not control.
-    local k
-    for k in $(seq 100); do
-        compgen -G "$TMP/w$out/zcube-done/op*/*" >/dev/null && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
+# The ranks of mpirun $1 (its zcube children), "PID RANK" lines.
+ranks_of() {
+    local p
+    for p in $(pgrep -P "$1"); do
+        [ "$(cat /proc/"$p"/comm 2>/dev/null)" = zcube ] || continue
+        echo "$p $(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')"
     done
-    sleep "0.$((RANDOM % 5))"
-    # the zcube processes of this mpirun (ranks), one at random
+}
+
+# Run the rechunk on np ranks and kill -9 one rank (`which`: a rank number or
+# "any") at a random moment of a phase: "init" (0-150 ms after the ranks start:
+# Open MPI's start-up, MPI_Init, rank 0 planning), "plan" (0-9 ms after rank 0
+# saved the plan: the plan's broadcast) or "work" (0-0.4 s after the first task
+# range finished). mpirun must end within 60 s; the return is mpirun's status.
+kill_rank() {
+    local out=$1 np=$2 phase=$3 which=$4
+    $MPI "$np" "$Z" "${RC_ARGS[@]}" -o "$TMP/$out" --work-dir "$TMP/w$out" >/dev/null 2>"$TMP/err.$out" &
+    local pid=$! k
+    for k in $(seq 1000); do
+        case $phase in
+        init) [ -n "$(ranks_of "$pid")" ] && break ;;
+        plan) [ -e "$TMP/w$out/zcube-plan.json" ] && break ;;
+        work) compgen -G "$TMP/w$out/zcube-done/op*/*" >/dev/null && break ;;
+        esac
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.01
+    done
+    case $phase in
+    init) sleep "0.$(printf %03d $((RANDOM % 150)))" ;;
+    plan) sleep "0.00$((RANDOM % 10))" ;;
+    work) sleep "0.$((RANDOM % 5))" ;;
+    esac
     local victim
-    victim=$(pgrep -f -- "$TMP/w$out" | grep -v "^$pid\$" | while read -r p; do
-        [ "$(cat /proc/"$p"/comm 2>/dev/null)" = zcube ] && echo "$p"; done | shuf -n 1)
+    if [ "$which" = any ]; then victim=$(ranks_of "$pid" | shuf -n 1 | cut -d' ' -f1)
+    else victim=$(ranks_of "$pid" | awk -v r="$which" '$2 == r {print $1}'); fi
     [ -n "$victim" ] && kill -9 "$victim"
-    # never hang the suite: mpirun must end within 90 s of the kill
-    for k in $(seq 900); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -9 "$pid"; pkill -9 -P "$pid" 2>/dev/null
-        wait "$pid"; echo "mpirun still running 90 s after the kill" >>"$TMP/err.$out"; return 99
+    echo "$phase: killed ${victim:-nothing} (rank $which)" >>"$TMP/kills"
+    for k in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then # a hang: end exactly this mpirun and its ranks
+        local kids
+        kids=$(pgrep -P "$pid")
+        kill -9 "$pid" $kids
+        wait "$pid"
+        echo "mpirun still running 60 s after the kill" >>"$TMP/err.$out"
+        return 99
     fi
     wait "$pid"
 }
-for i in 1 2 3 4 5 6 7 8 9 10; do
+
+# 18 randomized kill points: 6 in start-up, 4 in the plan's broadcast, 8 while
+# working; the victim is rank 0 in a third of them. Each: a prompt end naming the
+# rank, then --resume on a fresh mpirun gives the identical output.
+i=0 landed=0
+for spec in init:any init:0 init:any init:2 init:0 init:any plan:any plan:0 plan:1 plan:any \
+    work:any work:0 work:any work:any work:0 work:2 work:any work:any; do
+    i=$((i + 1))
     CHECKS=$((CHECKS + 1))
     rm -rf "$TMP/k$i" "$TMP/wk$i"
     t0=$SECONDS
-    kill_random_rank "k$i" 3
+    kill_rank "k$i" 3 "${spec%%:*}" "${spec#*:}"
     rc=$?
-    [ $((SECONDS - t0)) -lt 60 ] || fail "kill round $i: mpirun took $((SECONDS - t0)) s to end"
-    if [ $rc -ne 0 ] && ! grep -qiE "rank|process name|signal" "$TMP/err.k$i"; then
-        fail "kill round $i: the failure does not name the rank: $(head -c 400 "$TMP/err.k$i")"
+    [ $rc -ne 0 ] && landed=$((landed + 1))
+    [ $rc -ne 99 ] && [ $((SECONDS - t0)) -lt 30 ] || fail "kill $i ($spec): mpirun took $((SECONDS - t0)) s to end: $(tail -c 300 "$TMP/err.k$i")"
+    if [ $rc -ne 0 ] && ! grep -qE "rank [0-9]+ with PID|Process name|exited on signal" "$TMP/err.k$i"; then
+        fail "kill $i ($spec): the failure does not name the rank: $(head -c 400 "$TMP/err.k$i")"
     fi
     if $MPI 3 "$Z" "${RC_ARGS[@]}" -o "$TMP/k$i" --work-dir "$TMP/wk$i" --resume >/dev/null 2>"$TMP/err"; then
-        same_tree "$TMP/rechunk.t" "$TMP/k$i" || fail "kill round $i: resumed output differs"
+        same_tree "$TMP/rechunk.t" "$TMP/k$i" || fail "kill $i ($spec): resumed output differs"
     else
-        fail "kill round $i: --resume failed: $(head -c 600 "$TMP/err")"
+        fail "kill $i ($spec): --resume failed: $(head -c 600 "$TMP/err")"
     fi
 done
+[ -n "${ZC_CLI_VERBOSE:-}" ] && cat "$TMP/kills"
+# a kill after the run ended proves nothing: most must land while it runs
+[ $landed -ge 12 ] || fail "only $landed of 18 kills ended a running job: $(cat "$TMP/kills")"
 finish

@@ -25,6 +25,25 @@ if ZCUBE_FAULT="fail:op=0,task=3,times=2;crash:op=1,task=9;sleep:op=1,task=200,m
 else
     fail "faults: run failed: $(head -c 600 "$TMP/err")"
 fi
+# a hung task (it never ends): abandoned after --task-timeout (2 s a task, a range
+# of 2 tasks on 1 thread: 4 s), retried on another worker; its worker is replaced
+CHECKS=$((CHECKS + 1))
+t0=$SECONDS
+if ZCUBE_FAULT="hang:op=2,task=5" timeout 120 "$Z" "${RC_ARGS[@]}" --no-backups --task-timeout 2 -o "$TMP/h1" \
+    --work-dir "$TMP/wh1" >"$TMP/h1.json" 2>"$TMP/err"; then
+    same_tree "$TMP/rechunk.t" "$TMP/h1" || fail "hung task: output differs"
+    [ "$(report_sum "$TMP/h1.json" retried)" -ge 1 ] || fail "hung task: not retried"
+    [ "$(report_sum "$TMP/h1.json" failures)" -ge 1 ] || fail "hung task: the timeout not counted as a failure"
+    [ $((SECONDS - t0)) -lt 60 ] || fail "hung task: took $((SECONDS - t0)) s"
+else
+    fail "hung task: run failed (exit $?): $(head -c 600 "$TMP/err")"
+fi
+# a task that hangs every time: the run fails with its first timeout once --retries are spent
+ZCUBE_FAULT="hang:op=2,task=5,times=0" expect_fail 1 "operation 2 tasks 4..5 timed out after 1 s (--task-timeout)" \
+    "${RC_ARGS[@]}" --no-backups --task-timeout 0.5 --retries 1 -o "$TMP/h2"
+expect_fail 2 "bad --task-timeout '0'" "${RC_ARGS[@]}" --task-timeout 0 -o "$TMP/h3"
+expect_fail 2 "--task-timeout goes with --executor processes, mpi or slurm" rechunk "$R" --chunks 4,64,64 \
+    --task-timeout 5 -o "$TMP/h3"
 # --no-backups: the straggler is waited for
 CHECKS=$((CHECKS + 1))
 if ZCUBE_FAULT="sleep:op=1,task=200,ms=1500" "$Z" "${RC_ARGS[@]}" --no-backups -o "$TMP/f2" >"$TMP/f2.json" 2>"$TMP/err"; then
