@@ -36,10 +36,10 @@ log() { echo "http_bench: $*" >&2; }
 if [ -n "${BENCH_DATA:-}" ]; then
     data=$BENCH_DATA
     mkdir -p "$data"
-    trap 'net_stop_all' EXIT
+    trap 'set +e; net_stop_all' EXIT
 else
     data=$(mktemp -d /tmp/zcube-http-bench.XXXXXX)
-    trap 'net_stop_all; rm -rf "$data"' EXIT
+    trap 'set +e; net_stop_all; rm -rf "$data"' EXIT # (set -e would stop at a wait for a server not our child)
 fi
 chmod 755 "$data"
 if [ ! -f "$data/sharded.zarr/zarr.json" ]; then
