@@ -32,6 +32,7 @@ static const store_vtable http_vt = {
     .version = 1,
     .scheme = "http",
     .get_many = remote_get_many,
+    .get_many_each = remote_get_many_each,
     .put = http_put,
     .erase = http_erase,
     .size = remote_size,

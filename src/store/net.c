@@ -388,6 +388,19 @@ void net_xfer_release(net_xfer *x)
     x->errmsg = NULL;
 }
 
+/* A transfer is over: drop a failed one's buffer, tell the caller. */
+static void complete(net_xfer *x)
+{
+    x->done = true;
+    if (x->status < 0 && x->owned) {
+        zc__free(x->dst);
+        x->dst = NULL;
+        x->owned = false;
+        x->got = 0;
+    }
+    if (x->on_done) x->on_done(x);
+}
+
 int net_run(net_pool *p, net_xfer *xs, size_t n)
 {
     if (!n) return 0;
@@ -429,7 +442,7 @@ int net_run(net_pool *p, net_xfer *xs, size_t n)
             if (!e && neasy < conc && (e = curl_easy_init())) neasy++;
             if (!e || start(p, m, x, e) < 0) {
                 set_fail(x, ZC_ENOMEM, "starting an HTTP transfer: out of memory");
-                x->done = true;
+                complete(x);
                 if (e) freeh[nfree++] = e;
                 continue;
             }
@@ -469,7 +482,7 @@ int net_run(net_pool *p, net_xfer *xs, size_t n)
                              x->attempts + 1, c->retries);
                     set_fail(x, ZC_EIO, "%s", tail);
                 }
-                x->done = true;
+                complete(x);
             }
         }
         if (active || nwait || next < n) {
@@ -488,12 +501,5 @@ int net_run(net_pool *p, net_xfer *xs, size_t n)
     zc__free(easy);
     zc__free(waiting);
     pool_give(p, m);
-    for (size_t i = 0; i < n; i++)
-        if (xs[i].status < 0 && xs[i].owned) {
-            zc__free(xs[i].dst);
-            xs[i].dst = NULL;
-            xs[i].owned = false;
-            xs[i].got = 0;
-        }
     return 0;
 }

@@ -61,6 +61,10 @@ struct net_xfer {
      * (message set with zc__err), 2 = run again now, not counted (it changed
      * the request), < 0 = fail with that status. */
     int (*check)(net_xfer *x);
+    /* Optional: called once when the outputs below are final (a failed
+     * transfer's allocated dst already freed), on the thread running net_run,
+     * while the batch's other transfers go on. */
+    void (*on_done)(net_xfer *x);
     void *ctx;                /* the caller's */
     /* out */
     int status;               /* 0, or ZC_EIO/ZC_ENOMEM/ZC_EINVAL (message in errmsg) */

@@ -36,6 +36,7 @@ int remote_answer_error(const net_xfer *x);
 
 /* vtable entries */
 int remote_get_many(store *s, store_req *reqs, size_t n);
+int remote_get_many_each(store *s, store_req *reqs, size_t n, store_each_fn each, void *ctx);
 int remote_size(store *s, const char *key, uint64_t *size);
 
 #endif

@@ -10,7 +10,9 @@
  * A body shorter than what the object holds for the range is retried, never
  * returned. Zero-length requests are a HEAD (the object must exist and the
  * offset fit). Runs go to net_run in slices of SLICE, which bounds the
- * transfer records in memory whatever the batch size. */
+ * transfer records in memory whatever the batch size. A run's requests are
+ * filled in, and the caller told (store_get_many_each), the moment its
+ * transfer is over, while the others are still arriving. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,14 @@
 enum { K_RANGE, K_TO_END, K_SUFFIX, K_WHOLE_BUT, K_HEAD };
 
 typedef struct {
+    store_each_fn each;  /* the caller's, or NULL */
+    void *ctx;
+    int first_rc;        /* the batch's first failure (not ENOENT/ERANGE) and its message */
+    char first[ZC_ERRMSG_MAX];
+} batch;
+
+typedef struct {
+    batch *b;
     store_req *reqs;     /* the batch's */
     const size_t *order;
     int kind;
@@ -270,7 +280,36 @@ static void finish(run *u, net_xfer *x, store_req *reqs, const size_t *order)
     }
 }
 
-int remote_get_many(store *s, store_req *reqs, size_t n)
+/* Note the first failure among requests first .. first + count of order[]. */
+static void note_failures(batch *b, const store_req *reqs, const size_t *order, size_t first, size_t count)
+{
+    for (size_t k = 0; k < count && !b->first_rc; k++) {
+        int st = reqs[order[first + k]].status;
+        if (st < 0 && st != ZC_ENOENT && st != ZC_ERANGE) {
+            b->first_rc = st;
+            snprintf(b->first, sizeof b->first, "%s", zc_errmsg());
+        }
+    }
+}
+
+static void tell(batch *b, store_req *reqs, const size_t *order, size_t first, size_t count)
+{
+    note_failures(b, reqs, order, first, count);
+    if (b->each)
+        for (size_t k = 0; k < count; k++) b->each(reqs, order[first + k], b->ctx);
+}
+
+/* net_run's completion hook: the run's requests get their outputs now. */
+static void run_done(net_xfer *x)
+{
+    run *u = x->ctx;
+    finish(u, x, u->reqs, u->order);
+    tell(u->b, u->reqs, u->order, u->first, u->count);
+}
+
+int remote_get_many(store *s, store_req *reqs, size_t n) { return remote_get_many_each(s, reqs, n, NULL, NULL); }
+
+int remote_get_many_each(store *s, store_req *reqs, size_t n, store_each_fn each, void *ctx)
 {
     remote *r = (remote *)s;
     for (size_t i = 0; i < n; i++) {
@@ -292,39 +331,30 @@ int remote_get_many(store *s, store_req *reqs, size_t n)
         return zc__err(ZC_ENOMEM, "reading %zu keys from store %s", n, s->url);
     }
     size_t nr = plan_runs(r, reqs, n, items, order, runs);
+    batch bt = {.each = each, .ctx = ctx};
     for (size_t k = 0; k < nr; k++) {
+        runs[k].b = &bt;
         runs[k].reqs = reqs;
         runs[k].order = order;
     }
-    char first[ZC_ERRMSG_MAX] = "";
-    int first_rc = 0;
     for (size_t b = 0; b < nr; b += SLICE) {
         size_t m = nr - b < SLICE ? nr - b : SLICE, nx = 0;
-        size_t *which = (size_t *)items; /* items are not needed any more: reuse as the run of each transfer */
         for (size_t k = b; k < b + m; k++) {
             int rc = prepare(r, &runs[k], reqs, order, &xs[nx]);
             if (rc == 0) {
-                which[nx++] = k;
+                xs[nx++].on_done = run_done;
                 continue;
             }
             zc__free((char *)xs[nx].url);
             for (size_t j = 0; j < runs[k].count; j++) reqs[order[runs[k].first + j]].status = rc;
-            if (rc != ZC_ERANGE && !first_rc) {
-                first_rc = rc;
-                snprintf(first, sizeof first, "%s", zc_errmsg());
-            }
+            tell(&bt, reqs, order, runs[k].first, runs[k].count);
         }
-        net_run(&r->net, xs, nx);
-        for (size_t j = 0; j < nx; j++) {
-            run *u = &runs[which[j]];
-            finish(u, &xs[j], reqs, order);
-            for (size_t k = 0; k < u->count; k++) {
-                int st = reqs[order[u->first + k]].status;
-                if (st < 0 && st != ZC_ENOENT && st != ZC_ERANGE && !first_rc) {
-                    first_rc = st;
-                    snprintf(first, sizeof first, "%s", zc_errmsg());
-                }
+        if (net_run(&r->net, xs, nx) < 0) /* none started */
+            for (size_t j = 0; j < nx; j++) {
+                xs[j].status = ZC_ENOMEM;
+                run_done(&xs[j]);
             }
+        for (size_t j = 0; j < nx; j++) {
             net_xfer_release(&xs[j]);
             zc__free((char *)xs[j].url);
         }
@@ -333,6 +363,6 @@ int remote_get_many(store *s, store_req *reqs, size_t n)
     zc__free(order);
     zc__free(runs);
     zc__free(xs);
-    if (first_rc) zc__err(first_rc, "%s", first);
+    if (bt.first_rc) zc__err(bt.first_rc, "%s", bt.first);
     return 0;
 }

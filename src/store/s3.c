@@ -53,6 +53,7 @@ static const store_vtable s3_vt = {
     .version = 1,
     .scheme = "s3",
     .get_many = remote_get_many,
+    .get_many_each = remote_get_many_each,
     .put = s3_put,
     .erase = s3_erase,
     .size = remote_size,

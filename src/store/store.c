@@ -21,7 +21,9 @@ static int writable(store *s, const char *what, const char *key)
     return 0;
 }
 
-int store_get_many(store *s, store_req *reqs, size_t n)
+int store_get_many(store *s, store_req *reqs, size_t n) { return store_get_many_each(s, reqs, n, NULL, NULL); }
+
+int store_get_many_each(store *s, store_req *reqs, size_t n, store_each_fn each, void *ctx)
 {
     if (n && !reqs) return zc__err(ZC_EINVAL, "store_get_many: reqs is NULL");
     for (size_t i = 0; i < n; i++) {
@@ -36,7 +38,12 @@ int store_get_many(store *s, store_req *reqs, size_t n)
             return zc__err_wrap(rc, "reading from store %s", s->url);
         }
     }
-    return n ? s->vt->get_many(s, reqs, n) : 0;
+    if (!n) return 0;
+    if (each && s->vt->get_many_each) return s->vt->get_many_each(s, reqs, n, each, ctx);
+    int rc = s->vt->get_many(s, reqs, n);
+    if (rc == 0 && each)
+        for (size_t i = 0; i < n; i++) each(reqs, i, ctx);
+    return rc;
 }
 
 int store_get(store *s, const char *key, void **data, size_t *size)

@@ -45,6 +45,9 @@ typedef struct {
     int status;         /* 0, ZC_ENOENT (no such key), ZC_ERANGE (range past the end), or error */
 } store_req;
 
+/* Told that request i of a batch is complete (store_get_many_each). */
+typedef void (*store_each_fn)(store_req *reqs, size_t i, void *ctx);
+
 /* A mapped object (store_map). */
 typedef struct store_map_t {
     const void *addr;   /* the object's bytes */
@@ -78,6 +81,9 @@ typedef struct store_vtable {
     int (*list_prefix)(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
     /* Optional (may be NULL): map a whole object read-only (see store_map). */
     int (*map)(store *s, const char *key, struct store_map_t *m);
+    /* Optional (may be NULL): get_many calling each(reqs, i, ctx) once per
+     * request as soon as its outputs are final (see store_get_many_each). */
+    int (*get_many_each)(store *s, store_req *reqs, size_t n, store_each_fn each, void *ctx);
 } store_vtable;
 
 /* Every store starts with this header; backends embed it first. */
@@ -120,6 +126,16 @@ int store_get(store *s, const char *key, void **data, size_t *size);          /*
 /* Checks every key first: an invalid one fails the batch with ZC_EINVAL before
  * anything is read (that request's status ZC_EINVAL, the others ZC_ECANCELED). */
 int store_get_many(store *s, store_req *reqs, size_t n);
+/* store_get_many, and each(reqs, i, ctx) called once for every request i,
+ * on the calling thread, as soon as its outputs (data, size, total, status)
+ * are final: on HTTP/S3 while the rest of the batch is still arriving, so the
+ * caller decodes one object while the others come (connections do not idle
+ * between batches); other stores call it for every request, in order, after
+ * the batch. The callback may use reqs[i] as get_many leaves it (its data is
+ * the caller's to free, after the call too) and must not start another
+ * batch on the same store from inside. The return is get_many's: when it is
+ * negative, some requests may not have been told (their statuses are set). */
+int store_get_many_each(store *s, store_req *reqs, size_t n, store_each_fn each, void *ctx);
 int store_put(store *s, const char *key, const void *data, size_t size);
 int store_erase(store *s, const char *key);
 int store_size(store *s, const char *key, uint64_t *size);

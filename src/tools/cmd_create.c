@@ -216,10 +216,11 @@ static int run(int argc, char **argv)
     o.dimension_names = names;
 
     /* Folders this command makes for the new array become groups (as zarr-python
-     * writes a group for every parent), so the hierarchy opens from its top. */
+     * writes a group for every parent), so the hierarchy opens from its top.
+     * Not in memory:// or object stores (s3://): they have no folders to make. */
     char made[8][1024];
     int nmade = 0;
-    if (strncmp(path, "memory://", 9)) {
+    if (!strstr(path, "://") || !strncmp(path, "file://", 7)) {
         char dir[1024];
         snprintf(dir, sizeof dir, "%s", strncmp(path, "file://", 7) ? path : path + 7);
         for (char *slash = strrchr(dir, '/'); slash && slash != dir && nmade < 8; slash = strrchr(dir, '/')) {

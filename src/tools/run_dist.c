@@ -86,7 +86,12 @@ int run_dist_compute(run_opts *o, zc_array *a, zc_target *target, const char *pl
 {
     char dir[PATH_MAX], plan[PATH_MAX + 32], summary[PATH_MAX + 32], exe[PATH_MAX], threads[16];
     int made = 0, ec = -1, rc;
-    if (o->work_dir) {
+    if (o->work_dir && strstr(o->work_dir, "://") && strncmp(o->work_dir, "file://", 7)) {
+        /* the executors coordinate through files in the work dir (claims, results): a shared filesystem */
+        ec = cli_fail(CLI_EXIT_USAGE, "--executor %s needs a --work-dir on a (shared) filesystem, not '%s'; "
+                      "inputs and output may be URLs, and the threads executor takes a URL work dir",
+                      o->dist == RUN_MPI ? "mpi" : o->dist == RUN_SLURM ? "slurm" : "processes", o->work_dir);
+    } else if (o->work_dir) {
         snprintf(dir, sizeof dir, "%s", o->work_dir);
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
             ec = cli_fail(CLI_EXIT_RUNTIME, "cannot create --work-dir '%s': %s", dir, strerror(errno));

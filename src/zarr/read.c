@@ -2,10 +2,15 @@
  *
  * The touched read units (chunks, or inner chunks of shards) are cut into
  * groups; a pool task takes one group, fetches all its objects or byte ranges
- * with one batched store get, then decodes each and copies it into place. So
- * one thread's IO overlaps another's decoding, and a store sees many requests
- * at once. A unit that the selection covers whole, and that is contiguous in
- * the caller's buffer, decodes straight into it.
+ * with one batched store get, and decodes each and copies it into place as
+ * it arrives (store_get_many_each: on HTTP/S3 the rest of the batch keeps
+ * coming meanwhile, so connections do not idle while a group decodes; the
+ * group's buffers are the same, so is its memory). So one thread's IO
+ * overlaps another's decoding, and a store sees many requests at once. A
+ * unit that the selection covers whole, and that is contiguous in the
+ * caller's buffer, decodes straight into it. On HTTP/S3 a unit whose bytes
+ * fail their checksum (crc32c, zstd's, gzip's) is read once more after the
+ * batch before that is an error: a body damaged in transit is not data.
  *
  * Sharded arrays first fetch and decode the index of every touched shard (one
  * batched get, ranges at the start or end of each shard object).
@@ -392,24 +397,22 @@ out:
     return rc;
 }
 
-static int read_group(void *vctx, size_t g, int slot)
-{
-    read_ctx *r = vctx;
-    zc_zarr *a = r->a;
-    const zarr_sel *s = &r->s;
-    size_t t0 = g * r->group, t1 = t0 + r->group;
-    if (t1 > s->nchunks) t1 = s->nchunks;
-    size_t n = t1 - t0;
+/* The units of one group (read_group): their requests and geometry. */
+typedef struct {
+    read_ctx *r;
+    int slot;
+    size_t n;                                   /* units */
     store_req reqs[GROUP_MAX * MAX_RANGES];
+    uint16_t unit_of[GROUP_MAX * MAX_RANGES];   /* the unit of each request */
+    size_t left[GROUP_MAX];                     /* its requests not complete yet */
+    bool late[GROUP_MAX];                       /* read again after the batch: a whole object larger than its
+                                                 * buffer, or (HTTP/S3) bytes failing their checksum */
     char keys[GROUP_MAX][KEY_LEN];
-    bool skip[GROUP_MAX]; /* no request: empty inner chunk or absent shard */
-    size_t lo[GROUP_MAX], hi[GROUP_MAX]; /* bytes of the decoded unit the selection needs */
+    bool skip[GROUP_MAX];                       /* no request: empty inner chunk or absent shard */
+    size_t lo[GROUP_MAX], hi[GROUP_MAX];        /* bytes of the decoded unit the selection needs */
     int64_t coords[GROUP_MAX][ZC_MAX_DIMS];
-    int rc = 0;
-    size_t nreq = 0, arena_need = 0, guess = a->rchunk_nbytes + a->rchunk_nbytes / 16 + 4096;
     size_t reqi[GROUP_MAX], nranges[GROUP_MAX]; /* a unit's requests: reqi[i] .. + nranges[i] */
     bool two[GROUP_MAX];                        /* request reqi[i] is the prefix of a blosc chunk */
-    memset(two, 0, sizeof two);
     uint64_t whole_len[GROUP_MAX];              /* sharded: the inner chunk's length */
     const unsigned char *mdata[GROUP_MAX];      /* sharded, shard mapped: the inner chunk in place, no request */
     const char *mkey[GROUP_MAX];
@@ -418,6 +421,224 @@ static int read_group(void *vctx, size_t g, int slot)
     int64_t udst[GROUP_MAX], usrc[GROUP_MAX];   /* unit geometry (unit_geometry), for the second pass */
     int64_t ucount[GROUP_MAX][ZC_MAX_DIMS], ustride[GROUP_MAX][ZC_MAX_DIMS];
     bool uwhole[GROUP_MAX];
+    int rc;                                     /* the first failure while decoding, and its message */
+    char msg[ZC_ERRMSG_MAX];
+} group;
+
+/* Decode unit i of group g into place (its request, if any, is complete). */
+static int decode_unit(group *g, size_t i)
+{
+    read_ctx *r = g->r;
+    zc_zarr *a = r->a;
+    const zarr_sel *s = &r->s;
+    size_t n = g->n;
+    int slot = g->slot, rc = 0;
+    bool *skip = g->skip, *two = g->two, *uwhole = g->uwhole;
+    size_t *lo = g->lo, *hi = g->hi, *reqi = g->reqi, *nranges = g->nranges;
+    uint64_t *whole_len = g->whole_len, *moff = g->moff;
+    const unsigned char **mdata = g->mdata;
+    const char **mkey = g->mkey;
+    int64_t *udst = g->udst, *usrc = g->usrc;
+    int64_t(*ucount)[ZC_MAX_DIMS] = g->ucount, (*ustride)[ZC_MAX_DIMS] = g->ustride;
+    store_req *reqs = g->reqs;
+    /* the geometry the first pass computed */
+    int64_t dst_off = udst[i], src_off = usrc[i], *sstride = ustride[i], *count = ucount[i];
+    bool whole = uwhole[i];
+    if (i + 1 < n && mdata[i + 1]) { /* mapped: the next unit's first bytes on their way while this one decodes */
+        size_t ahead = whole_len[i + 1] < PREFETCH ? (size_t)whole_len[i + 1] : PREFETCH;
+        for (size_t b = 0; b < ahead; b += 64) __builtin_prefetch(mdata[i + 1] + b);
+    }
+    store_req *q = skip[i] ? NULL : &reqs[reqi[i]], mq;
+    if (mdata[i]) {
+        mq = (store_req){.key = mkey[i], .offset = moff[i], .length = whole_len[i], .data = (void *)mdata[i],
+                         .size = (size_t)whole_len[i]};
+        q = &mq;
+    }
+    if (!q || q->status == ZC_ENOENT) {
+        /* missing: fill value */
+        zarr_fill_nd(r->dst + dst_off, s->ostride, count, s->ndim, a->m.fill, a->m.dtype.size);
+        return 0;
+    }
+    bool direct = whole && contiguous_in_dst(s, count);
+    if (r->identity && mdata[i]) { /* a mapped chunk file (plain reads): the selection straight from it */
+        if (whole_len[i] != a->rchunk_nbytes) {
+            rc = zc__err(ZC_ECORRUPT, "array '%s': chunk '%s' has %llu bytes, expected %zu (uncompressed)",
+                         a->path, q->key, (unsigned long long)whole_len[i], a->rchunk_nbytes);
+            return rc;
+        }
+        atomic_fetch_add(&a->chunks_read, 1);
+        atomic_fetch_add(&a->bytes_read, (int64_t)(hi[i] - lo[i]));
+        if (!(r->stream && copy_nd_stream(r->dst + dst_off, s->ostride, mdata[i] + src_off, sstride, count,
+                                          s->ndim, a->m.dtype.size)))
+            zarr_copy_nd(r->dst + dst_off, s->ostride, mdata[i] + src_off, sstride, count, s->ndim,
+                         a->m.dtype.size);
+        return 0;
+    }
+    if (r->identity) {
+        if ((rc = check_ranges(r, q, nranges[i])) < 0) return rc;
+        atomic_fetch_add(&a->chunks_read, 1);
+        for (size_t k = 0; k < nranges[i]; k++) {
+            atomic_fetch_add(&a->bytes_read, (int64_t)q[k].size);
+            if (direct) continue;
+            int64_t cnt[ZC_MAX_DIMS], d0 = 0;
+            memcpy(cnt, count, sizeof(int64_t) * (size_t)s->ndim);
+            if (nranges[i] > 1) {
+                while (cnt[d0] == 1) d0++;
+                cnt[d0] = 1;
+            }
+            int64_t off = src_off - (int64_t)lo[i]; /* range k starts at slab k's first byte */
+            zarr_copy_nd(r->dst + dst_off + (nranges[i] > 1 ? (int64_t)k * s->ostride[d0] : 0), s->ostride,
+                         (unsigned char *)q[k].data + off, sstride, cnt, s->ndim, a->m.dtype.size);
+        }
+        return 0;
+    }
+    if (!mdata[i] && two[i] && (q->status == 0 || q->status == ZC_ERANGE)) {
+        if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
+            rc = ZC_ENOMEM;
+            return rc;
+        }
+        rc = read_blocks(r, q, whole_len[i], lo[i], hi[i], r->scratch[slot]);
+        if (rc < 0) return rc;
+        zarr_copy_nd(r->dst + dst_off, s->ostride, r->scratch[slot] + src_off, sstride, count, s->ndim,
+                     a->m.dtype.size);
+        return 0;
+    }
+    if (q->status == ZC_ERANGE) { /* only byte ranges of shards are requested */
+        rc = zc__err(ZC_ECORRUPT, "array '%s': shard '%s' ends before the inner chunk its index places at "
+                     "byte offset %llu (%llu bytes)", a->path, q->key, (unsigned long long)q->offset,
+                     (unsigned long long)q->length);
+        return rc;
+    }
+    if (q->status < 0) {
+        rc = zc__err_wrap(q->status, "array '%s': reading '%s'", a->path, q->key);
+        return rc;
+    }
+    atomic_fetch_add(&a->chunks_read, 1);
+    atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
+    if (!direct && r->scatter) {
+        /* lz4+shuffle chunk: each block lz4 into scratch, unshuffle only
+         * the selected items, straight into their places */
+        if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
+            rc = ZC_ENOMEM;
+            return rc;
+        }
+        if (codec_blosc_fast_scatter(q->data, q->size, a->rchunk_nbytes, a->m.dtype.size, r->scratch[slot],
+                                     r->dst + dst_off, s->ostride, sstride, count, s->ndim, src_off, r->stream))
+            return 0;
+    }
+    if (!whole && r->steps) {
+        /* a part of a unit decoded step-wise (zstd): a step at a time into scratch, each row
+         * put in place while in cache, stopping at the part's last byte.
+         * Whole units decode in one call (ZSTD_decompressContinue copies
+         * more than the one-shot decoder: 9% more instructions, more CPU
+         * than the copy from cache saves) */
+        if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
+            rc = ZC_ENOMEM;
+            return rc;
+        }
+        row_walk w;
+        if (row_walk_init(&w, r->dst + dst_off, s->ostride, r->scratch[slot], src_off, sstride, count, s->ndim,
+                          a->m.dtype.size, r->stream)) {
+            size_t got;
+            rc = codec_chain_decode_steps(a->chain, q->data, q->size, r->scratch[slot], a->rchunk_nbytes, hi[i],
+                                          STEP, rows_step, &w, &got);
+#if defined(__SSE2__)
+            if (r->stream) _mm_sfence();
+#endif
+            if (rc == 0 && !w.end) /* cannot be: the frames ended before hi */
+                rc = zc__err(ZC_ECORRUPT, "data decodes to %zu bytes, expected %zu", got, a->rchunk_nbytes);
+            if (rc < 0) {
+                if (a->m.sharded)
+                    zc__err_wrap(rc, "array '%s': shard '%s', inner chunk at byte offset %llu (%zu bytes)",
+                                 a->path, q->key, (unsigned long long)q->offset, q->size);
+                else
+                    zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, q->key);
+                return rc;
+            }
+            return 0;
+        }
+    }
+    unsigned char *target;
+    if (direct) {
+        target = r->dst + dst_off;
+    } else {
+        if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
+            rc = ZC_ENOMEM;
+            return rc;
+        }
+        target = r->scratch[slot];
+    }
+    /* A part of a unit: only the bytes it spans (blosc: the blocks holding
+     * them). Whole units decode in one call: decoding them piece by piece
+     * (blosc_getitem per block, then copying each piece while in cache)
+     * measured 10% more CPU, as getitem copies every block once more. */
+    size_t dlo, dhi;
+    if (whole) rc = codec_chain_decode(a->chain, q->data, q->size, target, a->rchunk_nbytes);
+    else rc = codec_chain_decode_range(a->chain, q->data, q->size, target, a->rchunk_nbytes, lo[i], hi[i], &dlo,
+                                       &dhi);
+    if (rc < 0) {
+        if (a->m.sharded)
+            zc__err_wrap(rc, "array '%s': shard '%s', inner chunk at byte offset %llu (%zu bytes)", a->path,
+                         q->key, (unsigned long long)q->offset, q->size);
+        else
+            zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, q->key);
+        return rc;
+    }
+    if (!direct && !(r->stream && copy_nd_stream(r->dst + dst_off, s->ostride, target + src_off, sstride, count,
+                                                 s->ndim, a->m.dtype.size)))
+        zarr_copy_nd(r->dst + dst_off, s->ostride, target + src_off, sstride, count, s->ndim, a->m.dtype.size);
+    return 0;
+}
+
+/* store_get_many_each's callback: request k is complete; decode its unit
+ * once all of the unit's requests are. */
+static void unit_arrived(store_req *reqs, size_t k, void *ctx)
+{
+    group *g = ctx;
+    size_t i = g->unit_of[k];
+    if (--g->left[i] || g->rc < 0) return;
+    const store_req *q = &reqs[g->reqi[i]];
+    if (q->status == ZC_EINVAL && q->length == STORE_TO_END && q->buf) {
+        g->late[i] = true;
+        return;
+    }
+    int rc = decode_unit(g, i);
+    if (rc == ZC_ECHECKSUM && g->r->a->st->io_depth && g->nranges[i] == 1) { /* bits flipped on the way? */
+        g->late[i] = true;
+        return;
+    }
+    if (rc < 0) {
+        g->rc = rc;
+        snprintf(g->msg, sizeof g->msg, "%s", zc_errmsg());
+    }
+}
+
+static int read_group(void *vctx, size_t gi, int slot)
+{
+    read_ctx *r = vctx;
+    zc_zarr *a = r->a;
+    const zarr_sel *s = &r->s;
+    size_t t0 = gi * r->group, t1 = t0 + r->group;
+    if (t1 > s->nchunks) t1 = s->nchunks;
+    size_t n = t1 - t0;
+    group g; /* not cleared: every field is set below before it is read */
+    g.r = r;
+    g.slot = slot;
+    g.n = n;
+    g.rc = 0;
+    store_req *reqs = g.reqs;
+    char(*keys)[KEY_LEN] = g.keys;
+    bool *skip = g.skip, *two = g.two, *uwhole = g.uwhole;
+    size_t *lo = g.lo, *hi = g.hi, *reqi = g.reqi, *nranges = g.nranges;
+    int64_t(*coords)[ZC_MAX_DIMS] = g.coords, (*ucount)[ZC_MAX_DIMS] = g.ucount, (*ustride)[ZC_MAX_DIMS] = g.ustride;
+    uint64_t *whole_len = g.whole_len, *moff = g.moff;
+    const unsigned char **mdata = g.mdata;
+    const char **mkey = g.mkey;
+    store_map_t *mm = g.mm;
+    int64_t *udst = g.udst, *usrc = g.usrc;
+    int rc = 0;
+    size_t nreq = 0, arena_need = 0, guess = a->rchunk_nbytes + a->rchunk_nbytes / 16 + 4096;
+    memset(g.two, 0, sizeof g.two);
     for (size_t i = 0; i < n; i++) mm[i].handle = NULL;
     for (size_t i = 0; i < n; i++) {
         int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
@@ -552,166 +773,41 @@ static int read_group(void *vctx, size_t g, int slot)
             off += len;
         }
     }
-    if (nreq && (rc = store_get_many(a->st, reqs, nreq)) < 0) goto out;
-    for (size_t k = 0; k < nreq; k++) /* whole objects larger than guessed: again, into their own buffer */
-        if (reqs[k].status == ZC_EINVAL && reqs[k].length == STORE_TO_END && reqs[k].buf) {
-            if (reqs[k].total > STORED_MAX(a->rchunk_nbytes)) { /* no codec makes that much of a chunk */
-                rc = zc__err(ZC_ECORRUPT, "array '%s': chunk '%s' is %llu bytes stored, more than any encoding of "
-                             "its %zu bytes makes (not read)", a->path, reqs[k].key,
-                             (unsigned long long)reqs[k].total, a->rchunk_nbytes);
-                goto out;
-            }
-            reqs[k].buf = NULL;
-            reqs[k].buf_cap = 0;
-            if ((rc = store_get_many(a->st, &reqs[k], 1)) < 0) goto out;
-        }
+    /* units without a request first (fill value, mapped), then each unit
+     * the moment its bytes are in (on HTTP/S3 while the others arrive) */
     for (size_t i = 0; i < n; i++) {
-        /* the geometry the first pass computed */
-        int64_t dst_off = udst[i], src_off = usrc[i], *sstride = ustride[i], *count = ucount[i];
-        bool whole = uwhole[i];
-        if (i + 1 < n && mdata[i + 1]) { /* mapped: the next unit's first bytes on their way while this one decodes */
-            size_t ahead = whole_len[i + 1] < PREFETCH ? (size_t)whole_len[i + 1] : PREFETCH;
-            for (size_t b = 0; b < ahead; b += 64) __builtin_prefetch(mdata[i + 1] + b);
-        }
-        store_req *q = skip[i] ? NULL : &reqs[reqi[i]], mq;
-        if (mdata[i]) {
-            mq = (store_req){.key = mkey[i], .offset = moff[i], .length = whole_len[i], .data = (void *)mdata[i],
-                             .size = (size_t)whole_len[i]};
-            q = &mq;
-        }
-        if (!q || q->status == ZC_ENOENT) {
-            /* missing: fill value */
-            zarr_fill_nd(r->dst + dst_off, s->ostride, count, s->ndim, a->m.fill, a->m.dtype.size);
+        g.left[i] = 0;
+        g.late[i] = false;
+        if (skip[i] || mdata[i]) {
+            if ((rc = decode_unit(&g, i)) < 0) goto out;
             continue;
         }
-        bool direct = whole && contiguous_in_dst(s, count);
-        if (r->identity && mdata[i]) { /* a mapped chunk file (plain reads): the selection straight from it */
-            if (whole_len[i] != a->rchunk_nbytes) {
-                rc = zc__err(ZC_ECORRUPT, "array '%s': chunk '%s' has %llu bytes, expected %zu (uncompressed)",
-                             a->path, q->key, (unsigned long long)whole_len[i], a->rchunk_nbytes);
-                goto out;
-            }
-            atomic_fetch_add(&a->chunks_read, 1);
-            atomic_fetch_add(&a->bytes_read, (int64_t)(hi[i] - lo[i]));
-            if (!(r->stream && copy_nd_stream(r->dst + dst_off, s->ostride, mdata[i] + src_off, sstride, count,
-                                              s->ndim, a->m.dtype.size)))
-                zarr_copy_nd(r->dst + dst_off, s->ostride, mdata[i] + src_off, sstride, count, s->ndim,
-                             a->m.dtype.size);
-            continue;
-        }
-        if (r->identity) {
-            if ((rc = check_ranges(r, q, nranges[i])) < 0) goto out;
-            atomic_fetch_add(&a->chunks_read, 1);
-            for (size_t k = 0; k < nranges[i]; k++) {
-                atomic_fetch_add(&a->bytes_read, (int64_t)q[k].size);
-                if (direct) continue;
-                int64_t cnt[ZC_MAX_DIMS], d0 = 0;
-                memcpy(cnt, count, sizeof(int64_t) * (size_t)s->ndim);
-                if (nranges[i] > 1) {
-                    while (cnt[d0] == 1) d0++;
-                    cnt[d0] = 1;
-                }
-                int64_t off = src_off - (int64_t)lo[i]; /* range k starts at slab k's first byte */
-                zarr_copy_nd(r->dst + dst_off + (nranges[i] > 1 ? (int64_t)k * s->ostride[d0] : 0), s->ostride,
-                             (unsigned char *)q[k].data + off, sstride, cnt, s->ndim, a->m.dtype.size);
-            }
-            continue;
-        }
-        if (!mdata[i] && two[i] && (q->status == 0 || q->status == ZC_ERANGE)) {
-            if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
-                rc = ZC_ENOMEM;
-                goto out;
-            }
-            rc = read_blocks(r, q, whole_len[i], lo[i], hi[i], r->scratch[slot]);
-            if (rc < 0) goto out;
-            zarr_copy_nd(r->dst + dst_off, s->ostride, r->scratch[slot] + src_off, sstride, count, s->ndim,
-                         a->m.dtype.size);
-            continue;
-        }
-        if (q->status == ZC_ERANGE) { /* only byte ranges of shards are requested */
-            rc = zc__err(ZC_ECORRUPT, "array '%s': shard '%s' ends before the inner chunk its index places at "
-                         "byte offset %llu (%llu bytes)", a->path, q->key, (unsigned long long)q->offset,
-                         (unsigned long long)q->length);
+        g.left[i] = nranges[i];
+        for (size_t k = 0; k < nranges[i]; k++) g.unit_of[reqi[i] + k] = (uint16_t)i;
+    }
+    if (nreq && (rc = store_get_many_each(a->st, reqs, nreq, unit_arrived, &g)) < 0) goto out;
+    if (g.rc < 0) {
+        zc__err_set_text(g.msg);
+        rc = g.rc;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) { /* read again, into their own buffer */
+        if (!g.late[i]) continue;
+        store_req *q = &reqs[reqi[i]];
+        bool mismatch = q->status == 0; /* not a whole object larger than guessed: a checksum mismatch */
+        if (q->total > STORED_MAX(a->rchunk_nbytes)) { /* no codec makes that much of a chunk */
+            rc = zc__err(ZC_ECORRUPT, "array '%s': chunk '%s' is %llu bytes stored, more than any encoding of "
+                         "its %zu bytes makes (not read)", a->path, q->key, (unsigned long long)q->total,
+                         a->rchunk_nbytes);
             goto out;
         }
-        if (q->status < 0) {
-            rc = zc__err_wrap(q->status, "array '%s': reading '%s'", a->path, q->key);
+        if (q->data != q->buf) zc__free(q->data);
+        q->data = q->buf = NULL;
+        q->buf_cap = 0;
+        if ((rc = store_get_many(a->st, q, 1)) < 0 || (rc = decode_unit(&g, i)) < 0) {
+            if (mismatch && rc == ZC_ECHECKSUM) zc__err_wrap(rc, "read twice, and twice the checksum did not match");
             goto out;
         }
-        atomic_fetch_add(&a->chunks_read, 1);
-        atomic_fetch_add(&a->bytes_read, (int64_t)q->size);
-        if (!direct && r->scatter) {
-            /* lz4+shuffle chunk: each block lz4 into scratch, unshuffle only
-             * the selected items, straight into their places */
-            if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
-                rc = ZC_ENOMEM;
-                goto out;
-            }
-            if (codec_blosc_fast_scatter(q->data, q->size, a->rchunk_nbytes, a->m.dtype.size, r->scratch[slot],
-                                         r->dst + dst_off, s->ostride, sstride, count, s->ndim, src_off, r->stream))
-                continue;
-        }
-        if (!whole && r->steps) {
-            /* a part of a unit decoded step-wise (zstd): a step at a time into scratch, each row
-             * put in place while in cache, stopping at the part's last byte.
-             * Whole units decode in one call (ZSTD_decompressContinue copies
-             * more than the one-shot decoder: 9% more instructions, more CPU
-             * than the copy from cache saves) */
-            if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
-                rc = ZC_ENOMEM;
-                goto out;
-            }
-            row_walk w;
-            if (row_walk_init(&w, r->dst + dst_off, s->ostride, r->scratch[slot], src_off, sstride, count, s->ndim,
-                              a->m.dtype.size, r->stream)) {
-                size_t got;
-                rc = codec_chain_decode_steps(a->chain, q->data, q->size, r->scratch[slot], a->rchunk_nbytes, hi[i],
-                                              STEP, rows_step, &w, &got);
-#if defined(__SSE2__)
-                if (r->stream) _mm_sfence();
-#endif
-                if (rc == 0 && !w.end) /* cannot be: the frames ended before hi */
-                    rc = zc__err(ZC_ECORRUPT, "data decodes to %zu bytes, expected %zu", got, a->rchunk_nbytes);
-                if (rc < 0) {
-                    if (a->m.sharded)
-                        zc__err_wrap(rc, "array '%s': shard '%s', inner chunk at byte offset %llu (%zu bytes)",
-                                     a->path, q->key, (unsigned long long)q->offset, q->size);
-                    else
-                        zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, q->key);
-                    goto out;
-                }
-                continue;
-            }
-        }
-        unsigned char *target;
-        if (direct) {
-            target = r->dst + dst_off;
-        } else {
-            if (!r->scratch[slot] && !(r->scratch[slot] = zc__malloc(a->rchunk_nbytes))) {
-                rc = ZC_ENOMEM;
-                goto out;
-            }
-            target = r->scratch[slot];
-        }
-        /* A part of a unit: only the bytes it spans (blosc: the blocks holding
-         * them). Whole units decode in one call: decoding them piece by piece
-         * (blosc_getitem per block, then copying each piece while in cache)
-         * measured 10% more CPU, as getitem copies every block once more. */
-        size_t dlo, dhi;
-        if (whole) rc = codec_chain_decode(a->chain, q->data, q->size, target, a->rchunk_nbytes);
-        else rc = codec_chain_decode_range(a->chain, q->data, q->size, target, a->rchunk_nbytes, lo[i], hi[i], &dlo,
-                                           &dhi);
-        if (rc < 0) {
-            if (a->m.sharded)
-                zc__err_wrap(rc, "array '%s': shard '%s', inner chunk at byte offset %llu (%zu bytes)", a->path,
-                             q->key, (unsigned long long)q->offset, q->size);
-            else
-                zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, q->key);
-            goto out;
-        }
-        if (!direct && !(r->stream && copy_nd_stream(r->dst + dst_off, s->ostride, target + src_off, sstride, count,
-                                                     s->ndim, a->m.dtype.size)))
-            zarr_copy_nd(r->dst + dst_off, s->ostride, target + src_off, sstride, count, s->ndim, a->m.dtype.size);
     }
 out:
     for (size_t i = 0; i < nreq; i++)
@@ -723,7 +819,11 @@ out:
     }
     /* freed by the thread that allocated them: its allocation cache hands the
      * same pages to its next group (freed by the caller after pool_for, the
-     * workers took fresh pages, a fault per 4 KiB, on every call) */
+     * workers took fresh pages, a fault per 4 KiB, on every call). HTTP/S3
+     * groups are bigger than that cache keeps (64 MiB): the slot keeps its
+     * buffers for its next group instead, until the read ends (fresh pages
+     * for every group were a fifth of a whole read's CPU) */
+    if (a->st->io_depth) return rc;
     zc__free(r->scratch[slot]);
     r->scratch[slot] = NULL;
     zc__free(r->arena[slot]);

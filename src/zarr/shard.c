@@ -92,6 +92,13 @@ static int decode_one(void *vctx, size_t m, int slot)
     shard_ref_release(r);
     ss->refs[t] = r = nr;
     int rc = zarr_shard_index_decode(a, q->data, q->size, r->index);
+    if (rc == ZC_ECHECKSUM && a->st->io_depth) { /* HTTP/S3: damaged in transit? read once more */
+        store_req w = {.key = q->key, .offset = q->offset, .length = q->length, .from_end = q->from_end};
+        if (store_get_many(a->st, &w, 1) == 0 && w.status == 0 && w.size == q->size)
+            rc = zarr_shard_index_decode(a, w.data, w.size, r->index);
+        if (rc == ZC_ECHECKSUM) zc__err_wrap(rc, "read twice, and twice the checksum did not match");
+        zc__free(w.data);
+    }
     if (rc < 0) return zc__err_wrap(rc, "array '%s': index of shard '%s'", a->path, q->key);
     ZC_TRY(shard_index_check(a, r->index, q->total, q->key));
     r->present = true;

@@ -9,16 +9,19 @@ relays the answer, except when it injects a fault:
   reset     close the connection at once (RST), no answer
   stall     say nothing for --stall seconds, then close
   cut       (GET answers only) relay the headers and part of the body, then close
+  flip      (GET answers only; only when named in --faults) relay the answer with
+            one byte of the body changed: damage a checksum must catch
 
 A request is faulted with probability --rate (the kinds in turn), but each distinct request
 (method, path, Range) at most --max-per-request times, so a client retrying
-that often always gets through, and one retrying less never does (rate 1).
+that often always gets through, and one retrying less never does (rate 1);
+with --match only requests whose path (query included) contains that text.
 Faults other than cut happen before the request reaches the server.
 --latency-ms delays every request (the benchmark's slow network). Prints the
 port on its first line; --log FILE gets one line per request and fault.
 
   faultproxy.py --upstream PORT [--rate P] [--faults 500,503,...] [--seed N]
-                [--max-per-request K] [--stall S] [--latency-ms MS] [--log FILE]
+                [--max-per-request K] [--stall S] [--latency-ms MS] [--match TEXT] [--log FILE]
 """
 import argparse
 import random
@@ -30,6 +33,7 @@ import threading
 import time
 
 ALL = ["500", "503", "429", "reset", "stall", "cut"]
+KNOWN = ALL + ["flip"]
 
 
 def read_head(f):
@@ -92,10 +96,11 @@ class State:
         """The fault for this request, or None."""
         with self.lock:
             key = (method, path, rng_hdr)
-            if self.counts.get(key, 0) >= self.args.max_per_request or self.rng.random() >= self.args.rate:
+            if (self.counts.get(key, 0) >= self.args.max_per_request or self.args.match not in path or
+                    self.rng.random() >= self.args.rate):
                 fault = None
             else:
-                kinds = [k for k in self.args.faults if k != "cut" or method == "GET"]
+                kinds = [k for k in self.args.faults if k not in ("cut", "flip") or method == "GET"]
                 fault = kinds[self.turn % len(kinds)] if kinds else None  # in turn: every kind shows up
                 self.turn += 1
             if fault:
@@ -167,6 +172,8 @@ class Handler(socketserver.StreamRequestHandler):
                     rraw = rraw.split(b"\r\n")[0] + b"\r\n" + b"".join(
                         ("%s: %s\r\n" % (k, v)).encode("latin-1") for k, v in rheaders
                         if k != "transfer-encoding") + b"Content-Length: %d\r\n\r\n" % len(rbody)
+                if fault == "flip" and rbody and 200 <= status < 300:
+                    rbody = rbody[:len(rbody) // 2] + bytes([rbody[len(rbody) // 2] ^ 0x40]) + rbody[len(rbody) // 2 + 1:]
                 if fault == "cut" and len(rbody) > 1:
                     self.wfile.write(rraw + rbody[:len(rbody) // 2])
                     self.wfile.flush()
@@ -195,12 +202,13 @@ def main():
     p.add_argument("--stall", type=float, default=3.0)
     p.add_argument("--latency-ms", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--match", default="")
     p.add_argument("--log")
     args = p.parse_args()
     args.faults = [f for f in args.faults.split(",") if f]
-    bad = [f for f in args.faults if f not in ALL]
+    bad = [f for f in args.faults if f not in KNOWN]
     if bad:
-        sys.exit("faultproxy: unknown faults %s (known: %s)" % (bad, ALL))
+        sys.exit("faultproxy: unknown faults %s (known: %s)" % (bad, KNOWN))
     srv = Server(("127.0.0.1", 0), Handler)
     srv.state = State(args)
     print(srv.server_address[1], flush=True)

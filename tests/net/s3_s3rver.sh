@@ -4,7 +4,9 @@
 # writes (single PUTs and multipart uploads) -> boto3 downloads -> zarr-python
 # reads it identically; sharded v3 partial reads; eval with inputs, work dir
 # and output on S3; ls via ListObjectsV2 with pagination; keys that need
-# percent-encoding; a session token; wrong secret -> 403; missing bucket.
+# percent-encoding; a session token; wrong secret -> 403; missing bucket;
+# create, put, rechunk, sample, eval --save-plan + worker, and eval on worker
+# processes, all on S3, with no credential in plans, reports or errors.
 # Usage: bash s3_s3rver.sh PATH-TO-ZCUBE TESTS-DATA-DIR
 set -u
 source "$(dirname "$0")/../cli/common.bash"
@@ -77,4 +79,48 @@ expect_fail 1 "NoSuchBucket" get "s3://nobucket/x.zarr" -o "$TMP/w.npy"
 grep -q "http://127.0.0.1:$S3_PORT/nobucket/x.zarr" "$TMP/err" || fail "no URL in: $(cat "$TMP/err")"
 (FAILS=0; unset AWS_ACCESS_KEY_ID; expect_fail 1 "AWS_ACCESS_KEY_ID" get "$S/out/v2.zarr" -o "$TMP/w.npy"; exit $FAILS) || FAILS=$((FAILS+1))
 ZCUBE_S3_ANONYMOUS=1 expect_ok get "$S/out/v2.zarr" -o "$TMP/an.npy"  # s3rver accepts unsigned requests
+cmp -s "$TMP/an.npy" "$TMP/a.npy" || fail "anonymous read differs"
+(FAILS=0; unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY; ZCUBE_S3_ANONYMOUS=1 expect_ok info "$S/out/v2.zarr"; exit $FAILS) ||
+    FAILS=$((FAILS+1))
+
+# 5. every other command with S3 URLs gives what it gives on files
+same_npy() { # same_npy A.npy B.npy WHAT
+    "$PY" -c "import sys, numpy as np; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]);
+sys.exit(0 if a.dtype == b.dtype and np.array_equal(a, b) else 1)" "$1" "$2" || fail "$3 differs"
+}
+"$PY" -c "import numpy as np; np.save('$TMP/p.npy', np.arange(600, dtype='<i4').reshape(20, 30))"
+for d in "$S/out/c.zarr" "$L/c.zarr"; do
+    expect_ok create "$d" --shape 40,30 --chunks 16,16 --dtype int32
+    expect_ok put "$d" "$TMP/p.npy" --region 10:30,0:30
+done
+expect_ok get "$S/out/c.zarr" -o "$TMP/c1.npy" && expect_ok get "$L/c.zarr" -o "$TMP/c2.npy" &&
+    same_npy "$TMP/c1.npy" "$TMP/c2.npy" "create + put on s3"
+expect_ok rechunk "$S/$P/v2.zarr" "$S/out/r.zarr" --chunks 90,5 --allowed-mem 16MB --work-dir "$S/rwork" -q
+expect_ok get "$S/out/r.zarr" -o "$TMP/r.npy" && same_npy "$TMP/r.npy" "$TMP/a.npy" "rechunk on s3"
+for src in "$S/$P/v2.zarr" "$L/v2.zarr"; do
+    n=$((SEQN += 1))
+    expect_ok sample "$src" --window 8,8 --batch 4 --batches 3 --seed 7 -o "$TMP/smp$n"
+done
+for f in batch_0 batch_2 origins_1; do
+    same_npy "$TMP/smp$((n - 1))/$f.npy" "$TMP/smp$n/$f.npy" "sample from s3 ($f)"
+done
+# a saved plan run by `zcube worker` by hand, inputs, work dir and output on S3
+E='sum(rechunk(u, (90, 5)) * 2, axis=0)'
+expect_ok eval "$E" --in "u=$S/$P/v2.zarr" -o "$S/out/w.zarr" --work-dir "$S/wwork" --allowed-mem 64MB \
+    --save-plan "$TMP/plan.json"
+nops=$("$PY" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['stages']))" "$TMP/plan.json") ||
+    fail "plan.json has no stages: $(head -c 300 "$TMP/plan.json")"
+[ "${nops:-0}" -ge 2 ] || fail "the plan has ${nops:-0} operations, expected a rechunk and a sum"
+for ((op = 0; op < ${nops:-0}; op++)); do expect_ok worker "$TMP/plan.json" --op $op; done
+expect_ok get "$S/out/w.zarr" -o "$TMP/w.npy" && same_npy "$TMP/w.npy" "$TMP/e2.npy" "eval by zcube worker on s3"
+# on local worker processes (S3 inputs and output; they coordinate through a local work dir), with the report
+expect_ok eval "$E" --in "u=$S/$P/v2.zarr" -o "$S/out/x.zarr" --work-dir "$TMP/xwork" --allowed-mem 64MB \
+    --executor processes --workers 2 --json
+cp "$TMP/out" "$TMP/report.json"
+expect_ok get "$S/out/x.zarr" -o "$TMP/x.npy" && same_npy "$TMP/x.npy" "$TMP/e2.npy" "eval on worker processes on s3"
+expect_fail 2 "needs a --work-dir on a (shared) filesystem" eval "$E" --in "u=$S/$P/v2.zarr" -o "$S/out/y.zarr" \
+    --work-dir "$S/ywork" --executor processes --workers 2
+for f in "$TMP/plan.json" "$TMP/report.json"; do
+    grep -q "$AWS_SECRET_ACCESS_KEY\|$AWS_ACCESS_KEY_ID" "$f" && fail "credentials in $f"
+done
 finish

@@ -7,6 +7,7 @@
 #   nginx_start ROOT     serve ROOT (world-readable) -> NGINX_PORT
 #   s3_start DIR BUCKET  @20minutes/s3rver (checks SigV4) -> S3_PORT, AWS_* set
 #   proxy_start UPSTREAM_PORT ARGS...  tests/net/faultproxy.py -> PROXY_PORT
+#   latency_proxy_start BIN UPSTREAM_PORT MS  bench/latency_proxy.c built as BIN -> PROXY_PORT
 #   net_stop_all         stop everything started here
 
 NET_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -130,6 +131,11 @@ proxy_start() {
     local up=$1
     shift
     PROXY_PORT=$(net_spawn "fault proxy" "$PY" "$NET_HERE/faultproxy.py" --upstream "$up" "$@") || exit 1
+}
+
+latency_proxy_start() {
+    local bin=$1 up=$2 ms=$3
+    PROXY_PORT=$(net_spawn "latency proxy" "$bin" --upstream "$up" --latency-ms "$ms") || exit 1
 }
 
 net_stop_all() {
