@@ -74,7 +74,7 @@ if expect_ok create "$arr" --shape 40,64,64 --chunks 8,16,64 --dtype float32 --c
     no_tmp "$TMP"
 fi
 
-# ---- the write refused half-way (file size limit): no output, no temporary
+# ---- the file size limit below the output's size: no output, no temporary
 arr="$TMP/a_1"
 if [ -d "$arr" ]; then
     CHECKS=$((CHECKS + 1))
@@ -85,6 +85,15 @@ if [ -d "$arr" ]; then
     fi
     [ ! -e "$TMP/limited.npy" ] || fail "a get whose write failed left an output"
     no_tmp "$TMP"
+fi
+
+# ---- standard output closed early, the writing thread fails: one error line
+CHECKS=$((CHECKS + 1))
+"$Z" get "$TMP/a_1" -o - --max-mem 96KB 2>"$TMP/pipe_err" | head -c 10 >/dev/null
+rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 1 ] || [ "$(wc -l <"$TMP/pipe_err")" -ne 1 ] ||
+    ! grep -q "^zcube: get: writing to standard output: Broken pipe" "$TMP/pipe_err"; then
+    fail "get -o - | head: exit $rc: $(cat "$TMP/pipe_err")"
 fi
 
 # ---- a .npy that ends half-way: put stops with one error line
