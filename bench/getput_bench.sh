@@ -22,6 +22,8 @@
 #   BENCH_DIR    where the data go (default: a new dir under /tmp, removed at
 #                the end unless BENCH_KEEP=1); data already there are reused.
 #   BENCH_NICE   nice value for both sides (default -10, needs root; "" = none).
+#   BENCH_BASE   another zcube binary (e.g. a build of main) run as a fourth
+#                side, "base", in the same rounds: before/after in one run.
 #
 # The references, as an expert would write them (each its own process):
 #   get: ref      numpy.save(OUT, zarr.open(A, mode='r')[...])
@@ -66,6 +68,8 @@ if [[ ! -f $build/Makefile ]]; then
 fi
 make -C "$build" -j2 zcube_cli >&2
 zcube=$build/zcube
+base=${BENCH_BASE:-}
+[[ -z $base || -x $base ]] || { log "BENCH_BASE '$base' is not an executable"; exit 2; }
 
 keep=${BENCH_KEEP:-0}
 if [[ -n ${BENCH_DIR:-} ]]; then
@@ -145,8 +149,8 @@ expect() {
 
 run_get() {
     local codec=$1 round=$2 arr=$data/$1.zarr side
-    local sides=(zcube ref ref-out)
-    (( round % 2 )) && sides=(ref ref-out zcube)
+    local sides=(zcube ref ref-out ${base:+base})
+    (( round % 2 )) && sides=(${base:+base} ref ref-out zcube)
     for side in "${sides[@]}"; do
         local label=get-$codec-$side-$round out=$work/get-$codec-$side.npy
         rm -f "$out"
@@ -154,6 +158,7 @@ run_get() {
         chunks_of "$arr"
         case $side in
             zcube) timed "$label" "$zcube" get "$arr" -o "$out" ;;
+            base) timed "$label" "$base" get "$arr" -o "$out" ;;
             ref) timed "$label" "$py" -c "$REF_GET" "$arr" "$out" ;;
             ref-out) timed "$label" "$py" -c "$REF_GET_OUT" "$arr" "$out" ;;
         esac
@@ -163,8 +168,8 @@ run_get() {
 
 run_put() {
     local codec=$1 round=$2 in=$work/expect-$1.npy side
-    local sides=(zcube ref ref-mmap)
-    (( round % 2 )) && sides=(ref ref-mmap zcube)
+    local sides=(zcube ref ref-mmap ${base:+base})
+    (( round % 2 )) && sides=(${base:+base} ref ref-mmap zcube)
     for side in "${sides[@]}"; do
         local label=put-$codec-$side-$round arr=$work/put-$codec-$side.zarr
         [[ -d $arr ]] || make_target "$data/$codec.zarr" "$arr"
@@ -173,6 +178,7 @@ run_put() {
         chunks_of "$arr"
         case $side in
             zcube) timed "$label" "$zcube" put "$arr" "$in" ;;
+            base) timed "$label" "$base" put "$arr" "$in" ;;
             ref) timed "$label" "$py" -c "$REF_PUT" "$arr" "$in" ;;
             ref-mmap) timed "$label" "$py" -c "$REF_PUT_MMAP" "$arr" "$in" ;;
         esac
@@ -191,9 +197,10 @@ for c in $cases; do
 done
 load1=$(cut -d' ' -f1 /proc/loadavg)
 
-$py - "$work" "$reps" "$load0" "$load1" $cases << 'EOF'
+$py - "$work" "$reps" "$load0" "$load1" "${base:+1}" $cases << 'EOF'
 import json, re, statistics, sys
-work, reps, load0, load1, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
+work, reps, load0, load1, has_base, cases = (sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5],
+                                             sys.argv[6:])
 
 def tv(path):
     t = open(path).read()
@@ -211,7 +218,8 @@ rows = []
 for c in cases:
     op = c.split("-")[0]
     refs = ["ref", "ref-out"] if op == "get" else ["ref", "ref-mmap"]
-    runs = {s: [tv(f"{work}/{c}-{s}-{r}.time") for r in range(reps)] for s in ["zcube"] + refs}
+    sides = ["zcube"] + refs + (["base"] if has_base else [])
+    runs = {s: [tv(f"{work}/{c}-{s}-{r}.time") for r in range(reps)] for s in sides}
     ratio, cpu_ratio, which = [], [], []
     for r in range(reps):
         z = runs["zcube"][r]
@@ -224,22 +232,31 @@ for c in cases:
            "cpu_ratio_median": round(med(cpu_ratio), 3), "faster_reference": which}
     for s, rs in runs.items():
         out[s] = {k: round(med([x[k] for x in rs]), 3) for k in rs[0]}
+        out[s]["minflt"] = int(out[s]["minflt"])
         out[s]["walls"] = [x["wall"] for x in rs]
+    if has_base:  # base wall / zcube wall, same round
+        out["base_ratio_median"] = round(med([runs["base"][r]["wall"] / runs["zcube"][r]["wall"] for r in range(reps)]), 3)
     print(json.dumps(out))
     rows.append(out)
 
+extra = " base wall / user / sys s | faults | RSS MB | base / zcube |" if has_base else ""
 print("| case | zcube wall / user / sys s | faults | RSS MB | ref wall / user / sys s | faults | RSS MB | "
-      "ref2 wall / user / sys s | faults | RSS MB | **ratio** (rounds) | CPU ratio |", file=sys.stderr)
-print("|---|---|---|---|---|---|---|---|---|---|---|---|", file=sys.stderr)
+      "ref2 wall / user / sys s | faults | RSS MB | **ratio** (rounds) | CPU ratio |" + extra, file=sys.stderr)
+print("|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if has_base else ""), file=sys.stderr)
 for o in rows:
-    refs = [k for k in o if k.startswith("ref")]
+    refs = [k for k in o if k in ("ref", "ref-out", "ref-mmap")]
     cells = []
     for s in ["zcube"] + refs:
         m = o[s]
         cells += [f"{m['wall']:.2f} / {m['user']:.2f} / {m['sys']:.2f}", f"{m['minflt']}", f"{m['rss_mb']:.0f}"]
     rr = ", ".join(f"{x:.2f}" for x in o["ratios"])
-    print(f"| {o['case']} | " + " | ".join(cells) + f" | **{o['ratio_median']:.2f}** ({rr}) | {o['cpu_ratio_median']:.2f} |",
-          file=sys.stderr)
+    tail = ""
+    if has_base:
+        m = o["base"]
+        tail = (f" {m['wall']:.2f} / {m['user']:.2f} / {m['sys']:.2f} | {m['minflt']} | {m['rss_mb']:.0f} | "
+                f"{o['base_ratio_median']:.2f} |")
+    print(f"| {o['case']} | " + " | ".join(cells) + f" | **{o['ratio_median']:.2f}** ({rr}) | {o['cpu_ratio_median']:.2f} |"
+          + tail, file=sys.stderr)
 gets = [o["ratio_median"] for o in rows if o["case"].startswith("get")]
 if gets:
     g = 1.0
