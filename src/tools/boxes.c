@@ -46,6 +46,8 @@ void boxes_init(boxes_t *b, int ndim, const zc_range *sel, const int64_t *count,
         if (u[d] < 1) u[d] = 1;
         if (count[d] == 0) b->state = 2; /* nothing selected */
     }
+    b->unit_bytes = itemsize;
+    for (int d = 0; d < ndim; d++) b->unit_bytes = mul_sat(b->unit_bytes, (uint64_t)u[d]);
     /* Cut the unit if one alone exceeds the budget. */
     for (int d = 0; d < ndim; d++) {
         uint64_t rest = itemsize;

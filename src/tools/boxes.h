@@ -35,6 +35,7 @@ typedef struct {
     int64_t pos[ZC_MAX_DIMS];    /* current box: origin (selection index) */
     int64_t end[ZC_MAX_DIMS];    /* current box: end (exclusive) */
     uint64_t max_bytes;          /* upper bound of any box's bytes */
+    uint64_t unit_bytes;         /* bytes of one whole unit (inside the selection), before any cut */
     int state;                   /* 0 = not started, 1 = running, 2 = done */
 } boxes_t;
 

@@ -4,16 +4,18 @@
  * The .npy must have the array's dtype (any byte order) and exactly the
  * region's shape (integer-indexed dimensions dropped). C-order files are
  * streamed box by box (boxes aligned to the array's write units: shards, or
- * chunks), each box gathered from the file with pread, so memory stays within
+ * chunks), each box gathered from the file with pread on a thread of its own
+ * while the box before it is encoded (boxpipe.h), so memory stays within
  * --max-mem; Fortran-order files are loaded whole and reordered first. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "boxes.h"
+#include "boxpipe.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "npy.h"
@@ -38,9 +40,14 @@ typedef struct {
     int fd;                   /* source file, or -1 for `mem` */
     const unsigned char *mem; /* whole source in C order (Fortran-order input) */
     uint64_t data_off;        /* file offset of element 0 */
-    unsigned char *buf;       /* box being gathered */
+    unsigned char *buf;       /* box being gathered (get_run) */
     size_t itemsize;
+    int swap;                 /* byte order differs: swap after reading */
+    zc_dtype dtype;
     int err;                  /* errno of a failed read, or -1 for a short read */
+    zc_zarr *arr;
+    const zc_range *sel;      /* the region, in array space */
+    int rc;                   /* status of a failed write */
 } in_ctx;
 
 static int get_run(uint64_t sel_off, uint64_t box_off, uint64_t n, void *vctx)
@@ -65,6 +72,27 @@ static int get_run(uint64_t sel_off, uint64_t box_off, uint64_t n, void *vctx)
         off += (uint64_t)r;
     }
     return 0;
+}
+
+/* boxpipe producer (a thread of its own): gather a box from the file. */
+static int read_box(const boxes_t *b, unsigned char *buf, void *vctx)
+{
+    in_ctx *c = vctx;
+    c->buf = buf;
+    if (boxes_runs(b, get_run, c)) return 1;
+    if (c->swap) npy_byteswap(c->dtype, c->itemsize, buf, (size_t)boxes_nelems(b));
+    return 0;
+}
+
+/* boxpipe consumer (the caller's thread, so zc_errmsg stays its): encode and store a box. */
+static int write_box(const boxes_t *b, unsigned char *buf, void *vctx)
+{
+    in_ctx *c = vctx;
+    zc_range r[ZC_MAX_DIMS];
+    boxes_ranges(b, c->sel, r);
+    int rc = zc_zarr_write(c->arr, r, buf, (size_t)(boxes_nelems(b) * c->itemsize));
+    if (rc < 0) c->rc = rc;
+    return rc < 0;
 }
 
 static int run(int argc, char **argv)
@@ -101,7 +129,7 @@ static int run(int argc, char **argv)
         close(fd);
         return ec;
     }
-    unsigned char *buf = NULL, *whole = NULL;
+    unsigned char *whole = NULL;
     if ((ec = cz_set_threads(arr, threads))) goto done;
     region_t reg;
     if (region_parse(region_text, info.ndim, info.shape, &reg) < 0) {
@@ -127,8 +155,8 @@ static int run(int argc, char **argv)
         goto done;
     }
 
-    in_ctx ic = {fd, NULL, h.data_offset, NULL, info.itemsize, 0};
-    int swap = npy_needs_swap(&h);
+    in_ctx ic = {.fd = fd, .data_off = h.data_offset, .itemsize = info.itemsize, .swap = npy_needs_swap(&h),
+                 .dtype = h.dtype, .arr = arr, .sel = reg.range};
     if (h.fortran && h.ndim > 1) {
         npy_header h2;
         if (npy_load_file(in, &h2, (void **)&whole) < 0) {
@@ -136,38 +164,31 @@ static int run(int argc, char **argv)
             goto done;
         }
         ic.mem = whole; /* native byte order, C order */
-        swap = 0;
+        ic.swap = 0;
     }
 
+    /* Boxes aligned to the array's write units, each read from the file
+     * while the one before is encoded. */
     int64_t unit[ZC_MAX_DIMS];
     cz_write_unit(&info, unit);
     boxes_t bx;
-    boxes_init(&bx, reg.ndim, reg.range, reg.count, unit, info.itemsize, budget);
-    buf = malloc(bx.max_bytes ? (size_t)bx.max_bytes : 1);
-    if (!buf) {
-        ec = cli_fail(CLI_EXIT_RUNTIME, "out of memory allocating %llu bytes (lower --max-mem)",
+    bool overlap = boxpipe_boxes(&bx, reg.ndim, reg.range, reg.count, unit, info.itemsize, budget);
+    switch (boxpipe_run(&bx, overlap, true, read_box, write_box, &ic)) {
+    case BOXPIPE_OK:
+        break;
+    case BOXPIPE_PRODUCE_FAILED:
+        ec = ic.err > 0 ? cli_fail(CLI_EXIT_RUNTIME, "reading '%s': %s", in, strerror(ic.err))
+                        : cli_fail(CLI_EXIT_RUNTIME, "reading '%s': truncated .npy (file shrank while reading)", in);
+        break;
+    case BOXPIPE_CONSUME_FAILED:
+        ec = cli_fail_zc(ic.rc, "writing '%s'", path);
+        break;
+    case BOXPIPE_NO_MEMORY:
+        ec = cli_fail(CLI_EXIT_RUNTIME, "out of memory allocating %d x %llu bytes (lower --max-mem)", overlap ? 2 : 1,
                       (unsigned long long)bx.max_bytes);
-        goto done;
-    }
-    ic.buf = buf;
-    while (boxes_next(&bx)) {
-        uint64_t ne = boxes_nelems(&bx);
-        if (boxes_runs(&bx, get_run, &ic)) {
-            ec = ic.err > 0 ? cli_fail(CLI_EXIT_RUNTIME, "reading '%s': %s", in, strerror(ic.err))
-                            : cli_fail(CLI_EXIT_RUNTIME, "reading '%s': truncated .npy (file shrank while reading)", in);
-            goto done;
-        }
-        if (swap) npy_byteswap(h.dtype, h.itemsize, buf, (size_t)ne);
-        zc_range r[ZC_MAX_DIMS];
-        boxes_ranges(&bx, reg.range, r);
-        int rc = zc_zarr_write(arr, r, buf, (size_t)(ne * info.itemsize));
-        if (rc < 0) {
-            ec = cli_fail_zc(rc, "writing '%s'", path);
-            goto done;
-        }
+        break;
     }
 done:
-    free(buf);
     free(whole);
     close(fd);
     cz_close(st, arr);
