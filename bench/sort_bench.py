@@ -25,16 +25,15 @@ is removed at the end unless SORT_KEEP=1.
 """
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
 
-PY = "/usr/bin/python3"
+import peer_run
+
 CHUNK = 1 << 19
 LINE = 1 << 18
 
@@ -96,17 +95,7 @@ def peer_dask(d, threads):
 
 
 def run_peer(d, reps, *args):
-    best = None
-    for _ in range(reps):
-        tf = f"{d}/time.txt"
-        out = subprocess.run(["/usr/bin/time", "-v", "-o", tf, PY, __file__, "peer", d, *args], check=True,
-                             stdout=subprocess.PIPE, text=True).stdout
-        r = json.loads(out.strip().splitlines()[-1])
-        r["peak_rss_mb"] = round(int(re.search(r"Maximum resident set size \(kbytes\): (\d+)",
-                                               open(tf).read()).group(1)) / 1024, 1)
-        if best is None or r["seconds"] < best["seconds"]:
-            best = r
-    return best
+    return peer_run.run_peer(__file__, d, reps, *args)
 
 
 def check_equal(a, b, what):

@@ -731,6 +731,18 @@ ZC_API int zc_tile(zc_array *x, const int64_t *reps, int nreps, zc_array **out);
  */
 ZC_API int zc_take(zc_array *x, const int64_t *indices, int64_t n, int axis, zc_array **out);
 /**
+ * take_along_axis (array API 2024.12): out[..., k, ...] = x[..., indices[..., k, ...], ...]
+ * along axis, for a lazy integer array of indices (argsort's, say; negative
+ * ones count from the end) with x's number of dimensions; the other dims
+ * broadcast. The result has indices' length along axis, x's dtype and
+ * indices' chunks. A task reads its indices and, once each, every chunk of x
+ * along the axis they point into, so it holds one block of x whatever the
+ * axis' length. An index out of bounds fails the computation (ZC_EINVAL).
+ * @return 0, ZC_EINVAL (NULL argument, indices not integer, dimensions that
+ *         differ or do not broadcast, axis out of range), ZC_ENOMEM.
+ */
+ZC_API int zc_take_along_axis(zc_array *x, zc_array *indices, int axis, zc_array **out);
+/**
  * isin(x, test_elements): a bool array of x's shape, true where the element
  * equals some element of test_elements (any shape; NaN equals nothing), false
  * where not (true where not with invert). The comparison promotes as `equal`.

@@ -347,6 +347,16 @@ static PyObject *searchsorted(PyObject *self, PyObject *args)
     return zcpy_node_result(rc, out);
 }
 
+/* take_along_axis(x, indices, axis) */
+static PyObject *take_along_axis(PyObject *self, PyObject *args)
+{
+    zc_array *x, *idx, *out = NULL;
+    int axis, rc;
+    if (!PyArg_ParseTuple(args, "O&O&i", zcpy_conv_node, &x, zcpy_conv_node, &idx, &axis)) return NULL;
+    ZCPY_CALL(rc, zc_take_along_axis(x, idx, axis, &out));
+    return zcpy_node_result(rc, out);
+}
+
 PyMethodDef zcpy_ops_methods[] = {
     {"elementwise", elementwise, METH_VARARGS, "elementwise(name, x1[, x2[, x3]]) -> Node"},
     {"elementwise_info", elementwise_info, METH_NOARGS, "elementwise_info() -> [(name, nargs), ...]"},
@@ -367,5 +377,6 @@ PyMethodDef zcpy_ops_methods[] = {
     {"cumulative", cumulative, METH_VARARGS, "cumulative(kind, node, axis|None, dtype, include_initial) -> Node"},
     {"sort", sort, METH_VARARGS, "sort(node, axis, descending, indices) -> Node (argsort when indices)"},
     {"searchsorted", searchsorted, METH_VARARGS, "searchsorted(x1, x2, right, sorter|None) -> Node"},
+    {"take_along_axis", take_along_axis, METH_VARARGS, "take_along_axis(x, indices, axis) -> Node"},
     {NULL, NULL, 0, NULL},
 };

@@ -371,6 +371,14 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     return _wrap(_zcube.searchsorted(x1._node, x2._node, side == "right", s), x1, op="searchsorted")
 
 
+def take_along_axis(x, indices, /, *, axis=-1):
+    """x's values at indices along axis (indices from argsort, say; lazy, any
+    length; the other dims broadcast)."""
+    if not isinstance(indices, Array):
+        indices = from_array(np.asarray(indices))
+    return _wrap(_zcube.take_along_axis(x._node, indices._node, int(axis)), x, indices, op="take_along_axis")
+
+
 def nonzero(x, /):
     """Indices of the non-zero elements, one array per dimension: counted now
     (under the spec x carries, or the default one), placed when computed."""

@@ -44,9 +44,6 @@ static int differs(zc_array *s, zc_array *pos, zc_array **d)
 /* The inverse: sort(p·N + cumsum(d) - 1) % N, reshaped to x's shape. */
 static int inverse_of(zc_array *x, zc_array *p, zc_array *d, int64_t n, zc_array **out)
 {
-    if (n > INVERSE_MAX_N)
-        return zc__err(ZC_EUNSUPPORTED, "unique: inverse indices of more than %lld elements (%lld) are not supported",
-                       (long long)INVERSE_MAX_N, (long long)n);
     zc_array *g = NULL, *g1 = NULL, *pn = NULL, *key = NULL, *sk = NULL, *flat = NULL;
     int rc = zc_cumulative_sum(d, 0, ZC_INT64, 0, &g);
     if (rc == 0) rc = select_int_op("subtract", g, 1, &g1);
@@ -74,6 +71,9 @@ int zc_unique(const zc_spec *spec, zc_array *x, zc_array **values, zc_array **in
                        zc_dtype_name(x->dtype));
     int64_t n = 1;
     for (int d = 0; d < x->ndim; d++) n *= x->shape[d];
+    if (inverse && n > INVERSE_MAX_N)
+        return zc__err(ZC_EUNSUPPORTED, "unique: inverse indices of more than %lld elements (%lld) are not supported",
+                       (long long)INVERSE_MAX_N, (long long)n);
     zc_array *f = NULL, *s = NULL, *p = NULL, *pos = NULL, *d = NULL, *end = NULL;
     zc_array *xs[3], *sel[3] = {NULL, NULL, NULL}, *inv = NULL, *cnt = NULL;
     int rc = zc_reshape(x, 1, &n, &f), nsel = 0, iv = 0, ip = 0, is = 0;

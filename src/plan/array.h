@@ -22,7 +22,8 @@
  *   FFT      1-D transforms along an axis held whole by every input block (plan/fft.c)
  *   COMPRESS the rows where a bool vector is true: x[mask], nonzero (plan/compress.c)
  *   SORT     sort/argsort along an axis: whole lines, or sorted runs and their merge (plan/sort.c)
- *   SEARCH   searchsorted of values in a sorted 1-D array of any length (plan/search.c) */
+ *   SEARCH   searchsorted of values in a sorted 1-D array of any length (plan/search.c)
+ *   TAKE_ALONG take_along_axis: values picked along an axis by an index array (plan/take_along.c) */
 #ifndef ZC_PLAN_ARRAY_H
 #define ZC_PLAN_ARRAY_H
 
@@ -46,6 +47,7 @@ typedef enum { NODE_ZARR, NODE_BUFFER, NODE_CREATE, NODE_SCALAR, NODE_EW, NODE_S
               /* plan/compress.c */ NODE_COMPRESS,
               /* plan/sort.h */ NODE_SORT,
               /* plan/search.c */ NODE_SEARCH,
+              /* plan/take_along.c */ NODE_TAKE_ALONG,
               NODE_KIND_END_ /* the number of kinds (plan/kind.c has a row for each) */ } node_kind;
 
 typedef enum { CREATE_FULL, CREATE_ARANGE, CREATE_LINSPACE, CREATE_EYE, CREATE_UNIFORM, CREATE_NORMAL } create_kind;
@@ -140,6 +142,7 @@ struct zc_array {
             int64_t block;                /* MERGE: elements along the axis one task writes */
         } sort;
         struct { int right; int64_t step; } search; /* plan/search.c: side, elements per fence */
+        struct { int axis; } take_along;  /* plan/take_along.c: the axis indexed */
     } p;
     /* A plan's own node: plan_build copies the caller's graph (node_clone), so
      * graphs stay immutable values any number of plans and threads may share;

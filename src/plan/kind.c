@@ -24,6 +24,7 @@ extern const node_kind_def kind_fft;                                          /*
 extern const node_kind_def kind_compress;                                     /* plan/compress.c */
 extern const node_kind_def kind_sort;                                         /* plan/sort.c */
 extern const node_kind_def kind_search;                                       /* plan/search.c */
+extern const node_kind_def kind_take_along;                                   /* plan/take_along.c */
 
 static const node_kind_def *const KINDS[NODE_KIND_END_] = {
     [NODE_ZARR] = &kind_zarr,       [NODE_BUFFER] = &kind_buffer, [NODE_CREATE] = &kind_create,
@@ -33,7 +34,7 @@ static const node_kind_def *const KINDS[NODE_KIND_END_] = {
     [NODE_GATHER] = &kind_gather,   [NODE_TOTALS] = &kind_totals, [NODE_SCAN] = &kind_scan,
     [NODE_MATMUL] = &kind_matmul,   [NODE_DECOMP] = &kind_decomp, [NODE_FFT] = &kind_fft,
     [NODE_COMPRESS] = &kind_compress,
-    [NODE_SORT] = &kind_sort,       [NODE_SEARCH] = &kind_search,
+    [NODE_SORT] = &kind_sort,       [NODE_SEARCH] = &kind_search, [NODE_TAKE_ALONG] = &kind_take_along,
 };
 
 const node_kind_def *kind_def(node_kind k) { return KINDS[k]; }

@@ -5,7 +5,8 @@
  * (flags), how any region of its values is computed, what that costs in memory,
  * and how its parameters are saved and checked on load. Each kind lives in one
  * file that defines its row (plan/source.c, elementwise.c, slice.c, reduce.c,
- * rechunk.c, manip.c, matmul.c, decomp.c, fft.c); plan/kind.c holds the
+ * rechunk.c, manip.c, matmul.c, decomp.c, fft.c, compress.c, sort.c, search.c,
+ * take_along.c); plan/kind.c holds the
  * registry, indexed by node_kind (plan/array.h). Nothing outside those files
  * switches over kinds: code asks kind_of(a) instead.
  *

@@ -478,6 +478,30 @@ static void describe_fused(const zc_array *n, char *buf, size_t size, bool top)
     for (int i = 0; i < n->ninputs; i++) describe_fused(n->inputs[i], buf, size, false);
 }
 
+/* What of l is materialized (a new array of l->n flags; NULL: no memory):
+ * stored kinds, fused kinds read by several (l->consumers counted here), and
+ * the inputs of kinds that read stored inputs, unless they are sources. */
+static bool *materialized(node_list *l)
+{
+    bool *mat = zc__calloc((size_t)l->n + 1, sizeof(bool));
+    if (!mat) return NULL;
+    for (int i = 0; i < l->n; i++) l->consumers[i] = 0;
+    for (int i = 0; i < l->n; i++)
+        for (int k = 0; k < l->v[i]->ninputs; k++) {
+            int j = find(l, l->v[i]->inputs[k]);
+            bool dup = false;
+            for (int m = 0; m < k; m++) dup |= l->v[i]->inputs[m] == l->v[i]->inputs[k];
+            if (j >= 0 && !dup) l->consumers[j]++;
+        }
+    for (int i = 0; i < l->n; i++) {
+        zc_array *a = l->v[i];
+        if (kind_has(a, KIND_STORED) || (kind_has(a, KIND_FUSED) && l->consumers[i] > 1)) mat[i] = true;
+        for (int k = 0; k < a->ninputs; k++)
+            if (kind_has(a, KIND_STORED_INPUT) && !is_source(a->inputs[k])) mat[find(l, a->inputs[k])] = true;
+    }
+    return mat;
+}
+
 /* fuse_fft: let an FFT read through the last copy of a multistage rechunk;
  * *fused says whether it did. */
 static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, bool fuse_fft, bool *fused)
@@ -514,9 +538,17 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
     zc__free(to.consumers);
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
     /* kinds fitted to the bound: a transform becomes its algorithm (an FFT's lines
-     * in one task, or four-step), a sort too long for a task its runs and merge */
+     * in one task, or four-step), a sort too long for a task its runs and merge;
+     * projecting their inputs as they will be read: the nodes that will be
+     * materialized are marked (stage 0) while they fit */
+    bool *marks = NULL;
+    if (rc == 0 && !(marks = materialized(&l))) rc = ZC_ENOMEM;
+    for (int i = 0; i < l.n && marks; i++)
+        if (marks[i]) l.v[i]->stage = 0;
     for (int i = 0; i < l.n && rc == 0; i++)
         if (kind_of(l.v[i])->expand) rc = kind_of(l.v[i])->expand(l.v[i], p->limit, block_projection);
+    for (int i = 0; i < l.n; i++) l.v[i]->stage = -1;
+    zc__free(marks);
     l.n = 0;
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
     /* multistage rechunks (those the expansions made among them), then collect again */
@@ -525,25 +557,12 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
     p->threads = threads;
     for (int i = 0; i < l.n && rc == 0; i++)
         if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, threads);
+    bool *mat = NULL;
     l.n = 0;
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
     if (rc < 0) goto out;
-    for (int i = 0; i < l.n; i++)
-        for (int k = 0; k < l.v[i]->ninputs; k++) {
-            int j = find(&l, l.v[i]->inputs[k]);
-            bool dup = false;
-            for (int m = 0; m < k; m++) dup |= l.v[i]->inputs[m] == l.v[i]->inputs[k];
-            if (j >= 0 && !dup) l.consumers[j]++;
-        }
     /* what is materialized */
-    bool *mat = zc__calloc((size_t)l.n + 1, sizeof(bool));
-    if (!mat) { rc = ZC_ENOMEM; goto out; }
-    for (int i = 0; i < l.n; i++) {
-        zc_array *a = l.v[i];
-        if (kind_has(a, KIND_STORED) || (kind_has(a, KIND_FUSED) && l.consumers[i] > 1)) mat[i] = true;
-        for (int k = 0; k < a->ninputs; k++)
-            if (kind_has(a, KIND_STORED_INPUT) && !is_source(a->inputs[k])) mat[find(&l, a->inputs[k])] = true;
-    }
+    if (!(mat = materialized(&l))) { rc = ZC_ENOMEM; goto out; }
     /* the last copy of a multistage rechunk read only by an FFT is not written:
      * the FFT's tasks read their lines straight from the copy before (a write and
      * a read of the whole array less: rfft along time of the FFT benchmark,

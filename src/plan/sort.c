@@ -446,11 +446,14 @@ static void fit_runs(zc_array *r, int64_t n, int64_t L, int64_t block, int64_t k
     r->chunks[r->ndim - 1] = L + s;
 }
 
-/* The projection of a's task as the MERGE of runs r (a is left as it was). */
+/* The projection of a's task as the MERGE of runs r, read as stored (a and r
+ * are left as they were). */
 static size_t merge_task(zc_array *a, zc_array *r, int64_t block, sort_task_fn task)
 {
     typeof(a->p.sort) keep = a->p.sort;
     zc_array *in = a->inputs[0];
+    int rstage = r->stage;
+    r->stage = 0; /* materialized: the planner's mark (plan/plan.c) */
     a->p.sort.step = SORT_MERGE;
     a->p.sort.run = r->p.sort.run;
     a->p.sort.samples = r->p.sort.samples;
@@ -461,6 +464,7 @@ static size_t merge_task(zc_array *a, zc_array *r, int64_t block, sort_task_fn t
     size_t m = task(a, sort_copy_block(a, blk) ? blk : NULL);
     a->inputs[0] = in;
     a->p.sort = keep;
+    r->stage = rstage;
     return m;
 }
 

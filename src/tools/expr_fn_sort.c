@@ -1,5 +1,5 @@
 /* tools/expr_fn_sort.c — handlers of the sorting and searching functions:
- * sort, argsort, searchsorted. */
+ * sort, argsort, searchsorted, take_along_axis. */
 #include <string.h>
 
 #include "expr_internal.h"
@@ -30,5 +30,16 @@ int ex_fn_searchsorted(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_valu
     if (args[3].kind != V_NONE && ex_need_array(f, &args[3], "sorter") < 0) return -1;
     zc_array *a = NULL;
     int rc = zc_searchsorted(args[0].arr, args[1].arr, right, args[3].kind == V_ARRAY ? args[3].arr : NULL, &a);
+    return ex_lib_result(e, f, call, rc, &a, out);
+}
+
+/* take_along_axis(x, indices, axis=-1) */
+int ex_fn_take_along_axis(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    if (ex_need_array(f, &args[0], "x") < 0 || ex_need_array(f, &args[1], "indices") < 0) return -1;
+    int axis = -1;
+    if (args[2].kind != V_NONE && ex_as_axis(&args[2], "axis", 0, &axis) < 0) return -1;
+    zc_array *a = NULL;
+    int rc = zc_take_along_axis(args[0].arr, args[1].arr, axis, &a);
     return ex_lib_result(e, f, call, rc, &a, out);
 }

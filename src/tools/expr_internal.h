@@ -163,6 +163,7 @@ EX_HANDLER(tri);
 EX_HANDLER(cumulative);
 EX_HANDLER(sort); /* expr_fn_sort.c */
 EX_HANDLER(searchsorted);
+EX_HANDLER(take_along_axis);
 EX_HANDLER(linalg);
 EX_HANDLER(decomp);
 EX_HANDLER(fft);

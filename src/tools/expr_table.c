@@ -11,7 +11,7 @@
 
 /* names of the array API (and of NumPy) that zcube does not offer yet */
 static const char *const UNAVAILABLE[] = {
-    "dot", "einsum", "inner", "take_along_axis", "result_type",
+    "dot", "einsum", "inner", "result_type",
     "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "eigh", "det",
     "norm", "vector_norm", "matrix_norm", "trace", "diagonal", "pinv", "median", "quantile", "percentile",
     "average", "nanmean", "nansum",
@@ -103,6 +103,7 @@ static const ex_fdef FUNCS[] = {
     {"sort", "x,axis,descending,stable", 1, 2, ex_fn_sort, "sort", 0},
     {"argsort", "x,axis,descending,stable", 1, 2, ex_fn_sort, "argsort", 0},
     {"searchsorted", "x1,x2,side,sorter", 2, 2, ex_fn_searchsorted, "searchsorted", 0},
+    {"take_along_axis", "x|arr,indices,axis", 2, 3, ex_fn_take_along_axis, "take_along_axis", 0},
     /* linear algebra (the operator @ is matmul) */
     {"matmul", "x1,x2", 2, 2, ex_fn_linalg, "matmul", 0},
     {"tensordot", "x1,x2,axes", 2, 3, ex_fn_linalg, "tensordot", 0},

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/cli/sort.sh — `zcube eval` with sort, argsort and searchsorted: values against NumPy's
+# tests/cli/sort.sh — `zcube eval` with sort, argsort, searchsorted and take_along_axis: values against NumPy's
 # stable sort (NaNs last, ties, every axis, both orders), an external sort under a
 # small --allowed-mem shown by --plan-only as runs + merge, and argument errors.
 # Usage: bash sort.sh <zcube> <tests/data>
@@ -38,6 +38,9 @@ check 'argsort(v, descending=True)' 'st(v, -1, True)' --allowed-mem 3MB
 check 'sort(v)[::1000]' 'np.sort(v)[::1000]' --allowed-mem 3MB
 check "searchsorted(sort(v), u, side='right')" 'np.searchsorted(np.sort(v), u, side="right")' --allowed-mem 3MB
 check 'searchsorted(v, u, sorter=argsort(v))' 'np.searchsorted(v, u, sorter=st(v))' --allowed-mem 3MB
+check 'take_along_axis(u, argsort(u, axis=0), axis=0)' 'np.take_along_axis(u, st(u, 0), 0)'
+check 'take_along_axis(u, argsort(u)[:, ::-4] - 41)' 'np.take_along_axis(u, st(u)[:, ::-4] - 41, -1)'
+check 'take_along_axis(v, argsort(v, descending=True))' 'v[st(v, -1, True)]' --allowed-mem 3MB
 
 # the external sort is planned before any work: runs, then merges
 expect_ok eval 'sort(v)' --in v="$TMP/v.zarr" --allowed-mem 3MB --plan-only
@@ -49,5 +52,6 @@ expect_fail any "axis 2 is out of range" eval 'sort(u, axis=2)' --in u="$TMP/u.z
 expect_fail 2 "side must be 'left' or 'right'" eval "searchsorted(v, u, side='up')" --in u="$TMP/u.zarr" --in v="$TMP/v.zarr" -o "$TMP/e.zarr"
 expect_fail any "x1 must be 1-D" eval 'searchsorted(u, v)' --in u="$TMP/u.zarr" --in v="$TMP/v.zarr" -o "$TMP/e.zarr"
 expect_fail 2 "descending must be True or False" eval 'argsort(u, descending=1.5)' --in u="$TMP/u.zarr" -o "$TMP/e.zarr"
+expect_fail any "integer dtype" eval 'take_along_axis(u, u)' --in u="$TMP/u.zarr" -o "$TMP/e.zarr"
 expect_fail any "cannot be sorted" eval 'sort(astype(u, complex128))' --in u="$TMP/u.zarr" -o "$TMP/e.zarr"
 finish

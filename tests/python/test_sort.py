@@ -99,3 +99,23 @@ def test_searchsorted(side):
                                   np.searchsorted(x, v, side=side, sorter=np.argsort(x, kind="stable")))
     with pytest.raises(zc.ZcubeError, match="sorter must be argsort"):
         zc.searchsorted(zx, zc.from_array(v), sorter=zc.argsort(zc.from_array(x)))
+
+
+def test_take_along_axis():
+    x = awkward(23 * 301).reshape(23, 301)
+    for chunks in ((1, 1), (5, 37)):
+        a = zc.from_array(x, chunks=chunks)
+        for axis in (0, 1, -1):
+            got = zc.take_along_axis(a, zc.argsort(a, axis=axis), axis=axis).compute()
+            np.testing.assert_array_equal(got, np.sort(x, axis=axis))
+    idx = np.array([[-1, 0, 300, 7]])                  # broadcast along dim 0, negative
+    got = zc.take_along_axis(zc.from_array(x, chunks=(5, 37)), zc.from_array(idx), axis=1)
+    np.testing.assert_array_equal(got.compute(), np.take_along_axis(x, np.broadcast_to(idx, (23, 4)), axis=1))
+    y = awkward(150000, k=5000)                        # a line longer than a task, under 3MB
+    a = zc.from_array(y, chunks=999)
+    got = zc.take_along_axis(a, zc.argsort(a, descending=True), axis=0).compute(spec=zc.Spec(allowed_mem="3MB"))
+    np.testing.assert_array_equal(got, y[ref_argsort(y, 0, True)])
+    with pytest.raises(zc.ZcubeError, match="integer dtype"):
+        zc.take_along_axis(a, zc.from_array(np.zeros(3)))
+    with pytest.raises(zc.ZcubeError, match="out of bounds"):
+        zc.take_along_axis(zc.from_array(x), zc.from_array(np.array([[301]])), axis=1).compute()
