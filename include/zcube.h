@@ -869,6 +869,20 @@ ZC_API int zc_solve(zc_array *a, zc_array *b, zc_array **x);
 /** Lower factor L of a symmetric positive definite a = L·Lᵀ (a's lower triangle is read). */
 ZC_API int zc_cholesky(zc_array *a, zc_array **l);
 ZC_API int zc_inv(zc_array *a, zc_array **x);
+/** Determinant (0-d float64) from the LU factorization; 0 for a singular matrix (no error). */
+ZC_API int zc_det(zc_array *a, zc_array **det);
+/**
+ * Sign (-1, 0 or 1) and natural log of the absolute value of the determinant (0-d
+ * float64 each; 0 and -inf for a singular matrix, a NaN logabsdet for one with NaNs),
+ * from the LU factorization, as NumPy's slogdet. Either output may be NULL.
+ */
+ZC_API int zc_slogdet(zc_array *a, zc_array **sign, zc_array **logabsdet);
+/**
+ * Eigenvalues w (n, ascending) and eigenvectors v (n×n, column i for w[i]) of a
+ * symmetric a (only its lower triangle is read, as NumPy's eigh), by LAPACK's
+ * dsyevd. Either output may be NULL. No convergence: ZC_EINVAL at compute.
+ */
+ZC_API int zc_eigh(zc_array *a, zc_array **w, zc_array **v);
 /**
  * Least squares min ‖b − a x‖ (SVD based, rcond = eps·max(m, n) like NumPy's default):
  * x (n or n×r), residuals (r; 1 for a 1-D b) = squared norms of b − a·x — always
