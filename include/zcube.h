@@ -114,6 +114,16 @@ ZC_API const char *zc_errname(int status);
 ZC_API const char *zc_errmsg(void);
 /** Copy of zc_errmsg() into buf (always NUL-terminated if size > 0). */
 ZC_API void zc_errmsg_r(char *buf, size_t size);
+/**
+ * The figures of a plan refused for its memory bound (ZC_EMEMBOUND from
+ * zc_compute, zc_plan_create, ...): the bytes per task projected for the
+ * operation that does not fit and the bytes allowed (what zc_errmsg() states
+ * rounded; projected is SIZE_MAX for a rechunk no plan of any size was found
+ * for). Either pointer may be NULL. Valid as zc_errmsg() is.
+ * @return 1 with the figures when the thread's last failure is such a refusal,
+ *         0 otherwise (outputs untouched).
+ */
+ZC_API int zc_errmem(size_t *projected, size_t *allowed);
 
 /* ===================================================================== 3. Memory [stable] */
 
