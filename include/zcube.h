@@ -114,6 +114,16 @@ ZC_API const char *zc_errname(int status);
 ZC_API const char *zc_errmsg(void);
 /** Copy of zc_errmsg() into buf (always NUL-terminated if size > 0). */
 ZC_API void zc_errmsg_r(char *buf, size_t size);
+/**
+ * The figures of a plan refused for its memory bound (ZC_EMEMBOUND from
+ * zc_compute, zc_plan_create, ...): the bytes per task projected for the
+ * operation that does not fit and the bytes allowed (what zc_errmsg() states
+ * rounded; projected is SIZE_MAX for a rechunk no plan of any size was found
+ * for). Either pointer may be NULL. Valid as zc_errmsg() is.
+ * @return 1 with the figures when the thread's last failure is such a refusal,
+ *         0 otherwise (outputs untouched).
+ */
+ZC_API int zc_errmem(size_t *projected, size_t *allowed);
 
 /* ===================================================================== 3. Memory [stable] */
 
@@ -881,6 +891,20 @@ ZC_API int zc_solve(zc_array *a, zc_array *b, zc_array **x);
 /** Lower factor L of a symmetric positive definite a = L·Lᵀ (a's lower triangle is read). */
 ZC_API int zc_cholesky(zc_array *a, zc_array **l);
 ZC_API int zc_inv(zc_array *a, zc_array **x);
+/** Determinant (0-d float64) from the LU factorization; 0 for a singular matrix (no error). */
+ZC_API int zc_det(zc_array *a, zc_array **det);
+/**
+ * Sign (-1, 0 or 1) and natural log of the absolute value of the determinant (0-d
+ * float64 each; 0 and -inf for a singular matrix, a NaN logabsdet for one with NaNs),
+ * from the LU factorization, as NumPy's slogdet. Either output may be NULL.
+ */
+ZC_API int zc_slogdet(zc_array *a, zc_array **sign, zc_array **logabsdet);
+/**
+ * Eigenvalues w (n, ascending) and eigenvectors v (n×n, column i for w[i]) of a
+ * symmetric a (only its lower triangle is read, as NumPy's eigh), by LAPACK's
+ * dsyevd. Either output may be NULL. No convergence: ZC_EINVAL at compute.
+ */
+ZC_API int zc_eigh(zc_array *a, zc_array **w, zc_array **v);
 /**
  * Least squares min ‖b − a x‖ (SVD based, rcond = eps·max(m, n) like NumPy's default):
  * x (n or n×r), residuals (r; 1 for a 1-D b) = squared norms of b − a·x — always

@@ -176,8 +176,19 @@ TEST(memory_bound_refuses_before_work)
     CHECK_OK(zc_store_open("memory://refuse", 0, &st));
     zc_target t = {st, "out", NULL, 3};
     CHECK_ERR(zc_compute(&s, 1, &m, &t, NULL), ZC_EMEMBOUND, "smaller chunks");
+    /* the refusal's figures, exact: a block (128 MB) and more projected, the part of
+     * allowed_mem tasks may use allowed; the message states them rounded */
+    size_t projected = 0, allowed = 0;
+    CHECK(zc_errmem(&projected, &allowed) == 1);
+    CHECK(projected >= (size_t)128000000 && allowed == s.allowed_mem - s.reserved_mem);
+    char figs[96];
+    snprintf(figs, sizeof figs, "needs %.1f MB per task, more than the %.1f MB allowed", (double)projected / 1e6,
+             (double)allowed / 1e6);
+    CHECK(strstr(zc_errmsg(), figs) != NULL);
+    CHECK(zc_errmem(NULL, NULL) == 1);
     zc_node_kind kind;
     CHECK_OK(zc_node_kind_at(st, "out", &kind, NULL));
+    CHECK(zc_errmem(&projected, NULL) == 0); /* the next call cleared them */
     CHECK(kind == ZC_NODE_NONE); /* nothing was written */
     zc_store_close(st);
     zc_array_release(m); zc_array_release(a);

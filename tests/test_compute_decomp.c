@@ -1,6 +1,6 @@
 /* tests/test_compute_decomp.c — QR (TSQR, recursion, short-fat), SVD,
- * randomized SVD, solve/cholesky/inv/lstsq against LAPACK on the whole matrix
- * and against their defining identities; bad input; memory projections vs
+ * randomized SVD, solve/cholesky/inv/lstsq/det/slogdet/eigh against LAPACK on
+ * the whole matrix and against their defining identities; bad input; memory projections vs
  * measured; plans sent to workers. NumPy comparisons live in tests/cli/linalg.sh. */
 #include <jansson.h>
 #include <lapacke.h>
@@ -429,6 +429,111 @@ TEST(solve_inv_cholesky_lstsq)
     zc_array_release(sol);
     zc_array_release(inv);
     zc_array_release(l);
+}
+
+/* one float64 value of a 0-d array */
+static double scalar(zc_array *a)
+{
+    double v = 0;
+    zc_spec sp = spec_mem(64);
+    CHECK_OK(zc_compute_buffer(&sp, a, &v, sizeof v, NULL));
+    return v;
+}
+
+TEST(det_slogdet_eigh)
+{
+    /* det of a triangular matrix is its diagonal's product; a row swap negates it */
+    int64_t n = 7;
+    double *t = rand_matrix(n, n), prod = 1;
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = i + 1; j < n; j++) t[i * n + j] = 0;
+        t[i * n + i] = (i % 3 == 1 ? -1.5 : 2.0) + 0.1 * (double)i;
+        prod *= t[i * n + i];
+    }
+    zc_array *x = mat(t, n, n, 3, 4), *d = NULL, *sg = NULL, *ld = NULL;
+    CHECK_OK(zc_det(x, &d));
+    CHECK_OK(zc_slogdet(x, &sg, &ld));
+    CHECK(fabs(scalar(d) - prod) <= 1e-12 * fabs(prod));
+    CHECK(scalar(sg) == (prod < 0 ? -1 : 1));
+    CHECK(fabs(scalar(ld) - log(fabs(prod))) <= 1e-12);
+    zc_array_release(x), zc_array_release(d), zc_array_release(sg), zc_array_release(ld);
+    for (int64_t j = 0; j < n; j++) { /* swap rows 0 and 5 */
+        double v = t[j];
+        t[j] = t[5 * n + j], t[5 * n + j] = v;
+    }
+    x = mat(t, n, n, 7, 7);
+    CHECK_OK(zc_det(x, &d));
+    CHECK(fabs(scalar(d) + prod) <= 1e-12 * fabs(prod));
+    zc_array_release(x), zc_array_release(d);
+    /* singular: 0 and (0, -inf), no error; only the sign asked for */
+    double sing[4] = {1, 2, 2, 4};
+    x = mat(sing, 2, 2, 1, 2);
+    CHECK_OK(zc_det(x, &d));
+    CHECK_OK(zc_slogdet(x, &sg, NULL));
+    CHECK_OK(zc_slogdet(x, NULL, &ld));
+    CHECK(scalar(d) == 0 && scalar(sg) == 0 && isinf(scalar(ld)) && scalar(ld) < 0);
+    zc_array_release(x), zc_array_release(d), zc_array_release(sg), zc_array_release(ld);
+    /* eigh of a symmetric matrix whose upper triangle is garbage (only the lower is read):
+     * ascending w, A v = v diag(w), VᵀV = I; eigvals alone agree */
+    double *a = rand_matrix(n, n), *full = malloc(sizeof(double) * (size_t)(n * n));
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j <= i; j++) full[i * n + j] = full[j * n + i] = a[i * n + j];
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = i + 1; j < n; j++) a[i * n + j] = 1e3;
+    zc_array *w = NULL, *v = NULL, *w2 = NULL;
+    x = mat(a, n, n, 2, 5);
+    CHECK_OK(zc_eigh(x, &w, &v));
+    CHECK_OK(zc_eigh(x, &w2, NULL));
+    double *wv = get(w, NULL, NULL), *vv = get(v, NULL, NULL), *w2v = get(w2, NULL, NULL), e = 0;
+    for (int64_t i = 0; i < n; i++) {
+        CHECK(i == 0 || wv[i] >= wv[i - 1]);
+        CHECK(fabs(wv[i] - w2v[i]) <= 1e-12);
+        for (int64_t k = 0; k < n; k++) { /* (A v)[i][k] - v[i][k] w[k] */
+            double s = 0;
+            for (int64_t l = 0; l < n; l++) s += full[i * n + l] * vv[l * n + k];
+            e = fmax(e, fabs(s - vv[i * n + k] * wv[k]));
+        }
+    }
+    CHECK(e <= 1e-12 * n);
+    CHECK(orth_err(vv, n, n) <= 1e-12 * n);
+    /* on a stored matrix, the nodes go through a saved plan (their layout checked
+     * when read back), run operation by operation as `zcube worker` does */
+    char dir[] = "/tmp/zc_eigh_XXXXXX", plan[300], cmd[400], out[300];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(plan, sizeof plan, "%s/plan.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    zc_store *os = NULL;
+    CHECK_OK(zc_store_open(out, ZC_STORE_CREATE, &os));
+    zc_target ta = {os, "a", NULL, 0};
+    zc_spec sp = spec_mem(64);
+    CHECK_OK(zc_compute(&sp, 1, &x, &ta, NULL));
+    zc_array *xs = NULL, *ws = NULL, *vs = NULL;
+    CHECK_OK(zc_from_zarr(os, "a", &xs));
+    CHECK_OK(zc_eigh(xs, &ws, &vs));
+    zc_array *outs[2] = {ws, vs};
+    zc_target tg[2] = {{os, "w", NULL, 0}, {os, "v", NULL, 0}};
+    CHECK_OK(zc_plan_save(&sp, 2, outs, tg, plan));
+    json_error_t je;
+    json_t *doc = json_load_file(plan, 0, &je);
+    int nst = (int)json_array_size(json_object_get(doc, "stages"));
+    json_decref(doc);
+    for (int op = 0; op < nst; op++) CHECK_OK(zc_plan_run(plan, op, 0, -1, 1));
+    zc_array *wz = NULL;
+    CHECK_OK(zc_from_zarr(os, "w", &wz));
+    double *wzv = get(wz, NULL, NULL);
+    CHECK(memcmp(wzv, wv, sizeof(double) * (size_t)n) == 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    /* not square, not float */
+    zc_array *rect = mat(a, 1, n, 1, n), *o = NULL;
+    CHECK_ERR(zc_det(rect, &o), ZC_EINVAL, "square");
+    CHECK_ERR(zc_eigh(rect, &o, NULL), ZC_EINVAL, "square");
+    CHECK_ERR(zc_slogdet(x, NULL, NULL), ZC_EINVAL, "no output");
+    free(wzv), free(wv), free(vv), free(w2v), free(a), free(full), free(t);
+    zc_array_release(wz), zc_array_release(rect), zc_array_release(x);
+    zc_array_release(w), zc_array_release(v), zc_array_release(w2);
+    zc_array_release(xs), zc_array_release(ws), zc_array_release(vs);
+    zc_store_close(os);
 }
 
 TEST(float32_input)

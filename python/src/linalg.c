@@ -68,7 +68,8 @@ static PyObject *vecdot(PyObject *self, PyObject *args)
     return zcpy_node_result(rc, out);
 }
 
-/* decomp(kind, a): qr -> (q, r), svd -> (u, s, vt), svdvals -> (s,), cholesky -> (l,), inv -> (x,) */
+/* decomp(kind, a): qr -> (q, r), svd -> (u, s, vt), svdvals -> (s,), cholesky -> (l,), inv -> (x,),
+ * det -> (d,), slogdet -> (sign, logabsdet), eigh -> (w, v), eigvalsh -> (w,) */
 static PyObject *decomp(PyObject *self, PyObject *args)
 {
     const char *kind;
@@ -90,6 +91,18 @@ static PyObject *decomp(PyObject *self, PyObject *args)
     } else if (!strcmp(kind, "inv")) {
         n = 1;
         ZCPY_CALL(rc, zc_inv(a, &o[0]));
+    } else if (!strcmp(kind, "det")) {
+        n = 1;
+        ZCPY_CALL(rc, zc_det(a, &o[0]));
+    } else if (!strcmp(kind, "slogdet")) {
+        n = 2;
+        ZCPY_CALL(rc, zc_slogdet(a, &o[0], &o[1]));
+    } else if (!strcmp(kind, "eigh")) {
+        n = 2;
+        ZCPY_CALL(rc, zc_eigh(a, &o[0], &o[1]));
+    } else if (!strcmp(kind, "eigvalsh")) {
+        n = 1;
+        ZCPY_CALL(rc, zc_eigh(a, &o[0], NULL));
     } else {
         PyErr_Format(PyExc_ValueError, "decomp: unknown '%s'", kind);
         return NULL;

@@ -2,27 +2,34 @@
  * Node type (one zc_array reference) and module set-up. */
 #include "zcpy.h"
 
-static PyObject *error_factory; /* zcube._errors.make(code, name, message) */
+static PyObject *error_factory; /* zcube._errors.make(code, name, message[, projected, allowed]) */
 
-PyObject *zcpy_raise_msg(int rc, const char *msg)
+/* Raise the factory's exception; a memory-bound refusal's figures (fig) go with it. */
+static PyObject *raise_exc(int rc, const char *msg, int fig, size_t projected, size_t allowed)
 {
     if (!error_factory) {
         PyErr_Format(PyExc_RuntimeError, "%s: %s", zc_errname(rc), msg);
         return NULL;
     }
-    PyObject *exc = PyObject_CallFunction(error_factory, "iss", rc, zc_errname(rc), msg);
+    PyObject *exc = fig ? PyObject_CallFunction(error_factory, "issKK", rc, zc_errname(rc), msg,
+                                                (unsigned long long)projected, (unsigned long long)allowed)
+                        : PyObject_CallFunction(error_factory, "iss", rc, zc_errname(rc), msg);
     if (!exc) return NULL;
     PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
     Py_DECREF(exc);
     return NULL;
 }
 
+PyObject *zcpy_raise_msg(int rc, const char *msg) { return raise_exc(rc, msg, 0, 0, 0); }
+
 PyObject *zcpy_raise(int rc)
 {
     char msg[2048];
+    size_t projected = 0, allowed = 0;
+    int fig = rc == ZC_EMEMBOUND && zc_errmem(&projected, &allowed);
     zc_errmsg_r(msg, sizeof msg);
     if (!msg[0]) snprintf(msg, sizeof msg, "%s", zc_strerror(rc));
-    return zcpy_raise_msg(rc, msg);
+    return raise_exc(rc, msg, fig, projected, allowed);
 }
 
 static PyObject *set_error_factory(PyObject *self, PyObject *f)

@@ -104,15 +104,17 @@ def _bytes(num, unit):
 
 class MemoryBoundError(ZcubeError, MemoryError):
     """ZC_EMEMBOUND: the plan was refused before any work because a task would
-    need more memory than allowed. `projected` and `allowed` are bytes per task
-    as the library's message states them (rounded to its printed precision,
-    0.1 MB); `allowed` is allowed_mem - reserved_mem, the part tasks may use."""
+    need more memory than allowed. `projected` and `allowed` are bytes per task,
+    exact from the library (zc_errmem) for a refused plan; `allowed` is
+    allowed_mem - reserved_mem, the part tasks may use. Without those figures
+    (an error raised from a message alone) they are read from the message,
+    rounded to its printed precision (0.1 MB), or None."""
 
-    def __init__(self, message, code=None, errname=None):
+    def __init__(self, message, code=None, errname=None, projected=None, allowed=None):
         super().__init__(message, code, errname)
         m = _OP.search(message) or _RECHUNK.search(message)
-        self.projected = _bytes(*m.group(1, 2)) if m else None
-        self.allowed = _bytes(*m.group(3, 4)) if m else None
+        self.projected = projected if projected is not None else _bytes(*m.group(1, 2)) if m else None
+        self.allowed = allowed if allowed is not None else _bytes(*m.group(3, 4)) if m else None
 
 
 class InternalError(ZcubeError):
@@ -128,7 +130,9 @@ _BY_NAME = {
 }
 
 
-def _make(code, errname, message):
+def _make(code, errname, message, projected=None, allowed=None):
+    if projected is not None:
+        return MemoryBoundError(message, code, errname, projected, allowed)
     return _BY_NAME.get(errname, ZcubeError)(message, code, errname)
 
 

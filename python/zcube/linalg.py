@@ -11,12 +11,14 @@ import numpy as np
 
 from . import _dtypes, _zcube
 from ._array import Array, _wrap
-from ._functions import (abs, astype, imag, real, broadcast_shapes, broadcast_to, concat, count_nonzero, eye, matmul,
+from ._functions import (abs, astype, imag, real, broadcast_shapes, broadcast_to, concat, count_nonzero, eye, matmul, ones,
                          matrix_transpose, max, min, outer, reshape, result_type, stack, sum, take, tensordot,
                          vecdot, where, zeros)
 
 QRResult = namedtuple("QRResult", ["Q", "R"])
 SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 LstsqResult = namedtuple("LstsqResult", ["x", "residuals", "rank", "s"])
 
 
@@ -143,6 +145,36 @@ def inv(x, /):
     _square("inv", x)
     dt = _float(x.dtype)
     return _per_matrix(x, lambda a, idx: _decomp("inv", a), lambda m, n: [zeros((m, n), dtype=dt)])[0]
+
+
+def det(x, /):
+    """The determinant of each matrix (from its LU factorization)."""
+    _square("det", x)
+    dt = _float(x.dtype)
+    return _per_matrix(x, lambda a, idx: _decomp("det", a), lambda m, n: [ones((), dtype=dt)])[0]
+
+
+def slogdet(x, /):
+    """Sign and log|det| of each matrix (0 and -inf for a singular one)."""
+    _square("slogdet", x)
+    dt = _float(x.dtype)
+    return SlogdetResult(*_per_matrix(x, lambda a, idx: _decomp("slogdet", a),
+                                      lambda m, n: [ones((), dtype=dt), zeros((), dtype=dt)]))
+
+
+def eigh(x, /):
+    """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix
+    (its lower triangle is read)."""
+    _square("eigh", x)
+    dt = _float(x.dtype)
+    return EighResult(*_per_matrix(x, lambda a, idx: _decomp("eigh", a),
+                                   lambda m, n: [zeros((m,), dtype=dt), zeros((m, m), dtype=dt)]))
+
+
+def eigvalsh(x, /):
+    _square("eigvalsh", x)
+    dt = _float(x.dtype)
+    return _per_matrix(x, lambda a, idx: _decomp("eigvalsh", a), lambda m, n: [zeros((m,), dtype=dt)])[0]
 
 
 def solve(x1, x2, /):
@@ -305,6 +337,6 @@ def astype_float(b, like):
     return astype(b, like.dtype if like.dtype.kind == "f" else "float64")
 
 
-__all__ = ["cholesky", "cross", "diagonal", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
-           "matrix_transpose", "outer", "pinv", "qr", "solve", "svd", "svd_compressed", "svdvals", "tensordot",
-           "trace", "vecdot", "vector_norm"]
+__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm",
+           "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd",
+           "svd_compressed", "svdvals", "tensordot", "trace", "vecdot", "vector_norm"]

@@ -2,11 +2,17 @@
 #include "core/error.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static _Thread_local char errmsg[ZC_ERRMSG_MAX];
+/* the figures of the thread's last failure when it is a memory-bound refusal */
+static _Thread_local struct {
+    size_t projected, allowed;
+    bool set;
+} memfig;
 
 const char *zc_strerror(int status)
 {
@@ -36,11 +42,26 @@ void zc_errmsg_r(char *buf, size_t size)
     snprintf(buf, size, "%s", errmsg);
 }
 
-void zc__err_clear(void) { errmsg[0] = 0; }
+int zc_errmem(size_t *projected, size_t *allowed)
+{
+    if (!memfig.set) return 0;
+    if (projected) *projected = memfig.projected;
+    if (allowed) *allowed = memfig.allowed;
+    return 1;
+}
+
+void zc__err_clear(void)
+{
+    errmsg[0] = 0;
+    memfig.set = false;
+}
 
 void zc__err_set_text(const char *msg)
 {
-    if (msg != errmsg) snprintf(errmsg, sizeof errmsg, "%s", msg ? msg : "");
+    if (msg != errmsg) {
+        snprintf(errmsg, sizeof errmsg, "%s", msg ? msg : "");
+        memfig.set = false;
+    }
 }
 
 int zc__err(int code, const char *fmt, ...)
@@ -49,7 +70,20 @@ int zc__err(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(errmsg, sizeof errmsg, fmt, ap);
     va_end(ap);
+    memfig.set = false;
     return code;
+}
+
+int zc__err_mem(size_t projected, size_t allowed, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errmsg, sizeof errmsg, fmt, ap);
+    va_end(ap);
+    memfig.projected = projected;
+    memfig.allowed = allowed;
+    memfig.set = true;
+    return ZC_EMEMBOUND;
 }
 
 int zc__err_wrap(int code, const char *fmt, ...)
@@ -88,6 +122,7 @@ int zc__err_sys(int err, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     snprintf(errmsg, sizeof errmsg, "%s: %s (errno %d)", what, strerror(err), err);
+    memfig.set = false;
     return zc__errno_code(err);
 }
 

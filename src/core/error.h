@@ -13,6 +13,9 @@
 
 /* Set the thread's message (printf format) and return `code`. */
 int zc__err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* As zc__err for ZC_EMEMBOUND, also keeping the refusal's figures: bytes per
+ * task projected and allowed (zc_errmem). Returns ZC_EMEMBOUND. */
+int zc__err_mem(size_t projected, size_t allowed, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Prepend "<prefix>: " to the thread's message and return `code`. */
 int zc__err_wrap(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Map an errno value to a ZC_E* code. */

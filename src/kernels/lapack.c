@@ -13,6 +13,7 @@
 #include <float.h>
 #include <lapacke.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,6 +353,91 @@ int la_inv(int64_t n, const double *a, double *x)
     }
     zc__free(work);
     zc__free(ipiv);
+    return rc;
+}
+
+/* ---- determinant and symmetric eigendecomposition ---- */
+
+size_t la_det_bytes(int64_t n) { return (size_t)(n * n + 1) * sizeof(double) + (size_t)(n + 1) * sizeof(lapack_int); }
+
+int la_det(int64_t n, const double *a, double *sign, double *logabs, double *det)
+{
+    la_init();
+    ZC_TRY(fits(n, n));
+    double sg = 1, la = 0, d = 1;
+    double *lu = dalloc(n * n);
+    lapack_int *ipiv = zc__malloc_array((size_t)n + 1, sizeof(lapack_int));
+    int rc = lu && ipiv ? 0 : ZC_ENOMEM;
+    if (rc == 0 && n) {
+        /* det(Aᵀ) = det(A): the row-major buffer read column-major is factored as is */
+        memcpy(lu, a, (size_t)(n * n) * sizeof(double));
+        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, lu, (lapack_int)n, ipiv);
+        if (info < 0) rc = lapack_status(info, "det (dgetrf)");
+        /* info > 0: a zero pivot, U is still complete: the determinant is 0 */
+        bool zero = false, nan = false;
+        for (int64_t i = 0; rc == 0 && i < n; i++) {
+            double u = lu[i * n + i];
+            if (ipiv[i] != i + 1) sg = -sg, d = -d;
+            if (u < 0) sg = -sg;
+            zero |= u == 0;
+            nan |= isnan(u);
+            la += log(fabs(u));
+            d *= u;
+        }
+        if (nan) la = d = NAN; /* the sign keeps what the finite pivots say, as NumPy's */
+        else if (zero) sg = 0, la = -INFINITY, d = 0;
+    }
+    if (rc == 0) {
+        if (sign) *sign = sg;
+        if (logabs) *logabs = la;
+        if (det) *det = d;
+    }
+    zc__free(lu);
+    zc__free(ipiv);
+    return rc;
+}
+
+static int64_t q_syevd(int64_t n, int vectors, int64_t *liwork)
+{
+    double w = 0, d = 0;
+    lapack_int iw = 0;
+    LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, vectors ? 'V' : 'N', 'U', (lapack_int)n, &d, (lapack_int)max64(n, 1), &d,
+                        &w, -1, &iw, -1);
+    *liwork = (int64_t)iw + 1;
+    return (int64_t)w + 1;
+}
+
+size_t la_eigh_bytes(int64_t n, int vectors)
+{
+    int64_t li, lw = q_syevd(n, vectors, &li);
+    return (size_t)(n * n + n + lw + 1) * sizeof(double) + (size_t)li * sizeof(lapack_int);
+}
+
+int la_eigh(int64_t n, const double *a, double *w, double *v)
+{
+    la_init();
+    ZC_TRY(fits(n, n));
+    if (!n) return 0;
+    int64_t liwork, lwork = q_syevd(n, v != NULL, &liwork);
+    double *c = dalloc(n * n), *ev = dalloc(n), *work = dalloc(lwork);
+    lapack_int *iwork = zc__malloc_array((size_t)liwork, sizeof(lapack_int));
+    int rc = c && ev && work && iwork ? 0 : ZC_ENOMEM;
+    if (rc == 0) {
+        /* Aᵀ column-major: its upper triangle ('U') is A's lower, the one NumPy's eigh reads */
+        memcpy(c, a, (size_t)(n * n) * sizeof(double));
+        lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, v ? 'V' : 'N', 'U', (lapack_int)n, c, (lapack_int)n, ev,
+                                              work, (lapack_int)lwork, iwork, (lapack_int)liwork);
+        if (info > 0) rc = zc__err(ZC_EINVAL, "eigh: the eigenvalues did not converge (%d)", (int)info);
+        else rc = lapack_status(info, "eigh (dsyevd)");
+    }
+    if (rc == 0 && w) memcpy(w, ev, (size_t)n * sizeof(double));
+    if (rc == 0 && v) /* eigenvectors are c's columns (column-major): v[i][j] = c[j * n + i] */
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < n; j++) v[i * n + j] = c[j * n + i];
+    zc__free(c);
+    zc__free(ev);
+    zc__free(work);
+    zc__free(iwork);
     return rc;
 }
 

@@ -504,22 +504,50 @@ int zc_solve(zc_array *a, zc_array *b, zc_array **x)
     return rc;
 }
 
-static int one_square(const char *fn, la_op op, zc_array *a, zc_array **out)
+/* The n results of one square matrix a: outs[i] (skipped when NULL, at least one
+ * given) of operation ops[i], shaped as a's first nd[i] dims (0-d, n or n×n). */
+static int square_results(const char *fn, zc_array *a, int n, const la_op *ops, const int *nd, zc_array **const *outs)
 {
     zc__err_clear();
-    if (!out) return zc__err(ZC_EINVAL, "zc_%s: NULL output", fn);
+    bool any = false;
+    for (int i = 0; i < n; i++) any |= outs[i] != NULL;
+    if (!any) return zc__err(ZC_EINVAL, "zc_%s: no output asked for", fn);
     keep k = {.n = 0};
-    zc_array *a64, *r = NULL;
+    zc_array *a64, *r[2] = {NULL, NULL};
     int rc = as_f64(&k, fn, "a", a, 2, &a64);
     if (rc == 0) rc = square(fn, a64);
-    if (rc == 0) rc = small(&k, op, 2, a64->shape, 1, &a64, &r);
-    if (rc == 0) give(r, out);
+    for (int i = 0; rc == 0 && i < n; i++)
+        if (outs[i]) rc = small(&k, ops[i], nd[i], a64->shape, 1, &a64, &r[i]);
+    for (int i = 0; rc == 0 && i < n; i++) give(r[i], outs[i]);
     drop(&k);
     return rc;
 }
 
-int zc_cholesky(zc_array *a, zc_array **l) { return one_square("cholesky", LA_CHOLESKY, a, l); }
-int zc_inv(zc_array *a, zc_array **x) { return one_square("inv", LA_INV, a, x); }
+static int one_square(const char *fn, la_op op, int nd, zc_array *a, zc_array **out)
+{
+    if (!out) return zc__err(ZC_EINVAL, "zc_%s: NULL output", fn);
+    return square_results(fn, a, 1, &op, &nd, &out);
+}
+
+int zc_cholesky(zc_array *a, zc_array **l) { return one_square("cholesky", LA_CHOLESKY, 2, a, l); }
+int zc_inv(zc_array *a, zc_array **x) { return one_square("inv", LA_INV, 2, a, x); }
+int zc_det(zc_array *a, zc_array **det) { return one_square("det", LA_DET, 0, a, det); }
+
+int zc_slogdet(zc_array *a, zc_array **sign, zc_array **logabsdet)
+{
+    static const la_op ops[2] = {LA_SLOGDET_SIGN, LA_SLOGDET_LOG};
+    static const int nd[2] = {0, 0};
+    zc_array **outs[2] = {sign, logabsdet};
+    return square_results("slogdet", a, 2, ops, nd, outs);
+}
+
+int zc_eigh(zc_array *a, zc_array **w, zc_array **v)
+{
+    static const la_op ops[2] = {LA_EIGH_W, LA_EIGH_V};
+    static const int nd[2] = {1, 2};
+    zc_array **outs[2] = {w, v};
+    return square_results("eigh", a, 2, ops, nd, outs);
+}
 
 int zc_lstsq(zc_array *a, zc_array *b, zc_array **x, zc_array **residuals, zc_array **rank, zc_array **s)
 {

@@ -14,7 +14,8 @@
 
 static const char *const NAMES[LA_NOPS] = {
     "tsqr_r", "tsqr_q", "matmul_small", "matmul_t", "qr_q", "qr_r", "svd_u", "svd_s", "svd_vt", "solve", "cholesky",
-    "inv", "lstsq_x", "lstsq_residuals", "lstsq_rank", "lstsq_s", "ata_x"};
+    "inv", "lstsq_x", "lstsq_residuals", "lstsq_rank", "lstsq_s", "ata_x", "det", "slogdet_sign", "slogdet_log",
+    "eigh_w", "eigh_v"};
 
 int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
                 zc_array *const *inputs, int64_t band, int64_t group, zc_array **out)
@@ -235,6 +236,14 @@ static int small_block(zc_array *a, void *out)
     case LA_SOLVE: rc = la_solve(m, r, x, y, out); break;
     case LA_CHOLESKY: rc = la_cholesky(m, x, out); break;
     case LA_INV: rc = la_inv(m, x, out); break;
+    case LA_DET: rc = la_det(m, x, NULL, NULL, out); break;
+    case LA_SLOGDET_SIGN: rc = la_det(m, x, out, NULL, NULL); break;
+    case LA_SLOGDET_LOG: rc = la_det(m, x, NULL, out, NULL); break;
+    case LA_EIGH_W: rc = la_eigh(m, x, out, NULL); break;
+    case LA_EIGH_V:
+        if (!(t1 = zc__malloc_array((size_t)(m + 1), sizeof(double)))) { rc = ZC_ENOMEM; break; }
+        rc = la_eigh(m, x, t1, out);
+        break;
     case LA_LSTSQ_X: rc = la_lstsq(m, n, r, x, y, out, NULL, NULL, NULL); break;
     case LA_LSTSQ_RES: rc = la_lstsq(m, n, r, x, y, NULL, out, NULL, NULL); break;
     case LA_LSTSQ_RANK: rc = la_lstsq(m, n, r, x, y, NULL, NULL, out, NULL); break;
@@ -331,6 +340,9 @@ static size_t decomp_proj(const zc_array *a, const zc_range *sel, node_proj_fn p
     case LA_SOLVE: return t + la_solve_bytes(m, r);
     case LA_CHOLESKY: return t + la_cholesky_bytes(m);
     case LA_INV: return t + la_inv_bytes(m);
+    case LA_DET: case LA_SLOGDET_SIGN: case LA_SLOGDET_LOG: return t + la_det_bytes(m);
+    case LA_EIGH_W: return t + la_eigh_bytes(m, 0);
+    case LA_EIGH_V: return t + la_eigh_bytes(m, 1) + (size_t)(m + 1) * sizeof(double);
     default: return t + la_lstsq_bytes(m, n, r);
     }
 }
@@ -399,7 +411,9 @@ static bool layout_ok(const zc_array *a)
     case LA_QR_Q: case LA_SVD_U: return nin == 1 && dims_are(a, 2, m, k, 0);
     case LA_QR_R: case LA_SVD_VT: return nin == 1 && dims_are(a, 2, k, n, 0);
     case LA_SVD_S: return nin == 1 && dims_are(a, 1, k, 0, 0);
-    case LA_CHOLESKY: case LA_INV: return nin == 1 && m == n && dims_are(a, 2, m, m, 0);
+    case LA_CHOLESKY: case LA_INV: case LA_EIGH_V: return nin == 1 && m == n && dims_are(a, 2, m, m, 0);
+    case LA_DET: case LA_SLOGDET_SIGN: case LA_SLOGDET_LOG: return nin == 1 && m == n && a->ndim == 0;
+    case LA_EIGH_W: return nin == 1 && m == n && dims_are(a, 1, m, 0, 0);
     case LA_SOLVE: return nin == 2 && m == n && bcols && dims_are(a, B->ndim, m, r, 0);
     case LA_LSTSQ_X: return nin == 2 && bcols && dims_are(a, B->ndim, n, r, 0);
     case LA_LSTSQ_RES: return nin == 2 && bcols && dims_are(a, 1, r, 0, 0);

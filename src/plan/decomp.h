@@ -19,7 +19,8 @@
  *   ATAX     partial products Aᵀ·(A·X) of A (m×n) and X (n×l, small): shape (G, n, l),
  *            one chunk per group; a task pulls X once, then per band of `band` rows
  *            (whole rows) T = A_b·X and adds A_bᵀ·T: A·X and Aᵀ·(A·X) in one pass
- *   QR_Q, QR_R, SVD_U, SVD_S, SVD_VT, SOLVE, CHOLESKY, INV, LSTSQ_*: one block
+ *   QR_Q, QR_R, SVD_U, SVD_S, SVD_VT, SOLVE, CHOLESKY, INV, LSTSQ_*, DET,
+ *   SLOGDET_SIGN, SLOGDET_LOG (0-d), EIGH_W (n), EIGH_V (n×n): one block
  *            computed from whole inputs that fit in one task (LAPACK) */
 #ifndef ZC_PLAN_DECOMP_H
 #define ZC_PLAN_DECOMP_H
@@ -28,7 +29,8 @@
 
 typedef enum {
     LA_TSQR_R, LA_TSQR_Q, LA_PROD, LA_ATB, LA_QR_Q, LA_QR_R, LA_SVD_U, LA_SVD_S, LA_SVD_VT, LA_SOLVE, LA_CHOLESKY,
-    LA_INV, LA_LSTSQ_X, LA_LSTSQ_RES, LA_LSTSQ_RANK, LA_LSTSQ_S, LA_ATAX, LA_NOPS
+    LA_INV, LA_LSTSQ_X, LA_LSTSQ_RES, LA_LSTSQ_RANK, LA_LSTSQ_S, LA_ATAX, LA_DET, LA_SLOGDET_SIGN, LA_SLOGDET_LOG,
+    LA_EIGH_W, LA_EIGH_V, LA_NOPS
 } la_op;
 
 /* A new decomp node (inputs retained). */

@@ -614,7 +614,7 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
         plan_stage *s = &p->stages[k];
         zc_array *a = s->node;
         if (s->projected > p->limit) {
-            rc = zc__err(ZC_EMEMBOUND,
+            rc = zc__err_mem(s->projected, p->limit,
                          "%s [%s] needs %.1f MB per task, more than the %.1f MB allowed (allowed_mem %.1f MB - "
                          "reserved %.1f MB): use smaller chunks (block %.1f MB now) or raise allowed_mem",
                          s->name, s->fused, (double)s->projected / 1e6, (double)p->limit / 1e6,

@@ -651,7 +651,7 @@ int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const 
     } else {
         snprintf(what, sizeof what, "choose target chunks closer to the source chunks");
     }
-    return zc__err(ZC_EMEMBOUND,
+    return zc__err_mem(best, max_mem,
                    "rechunk of %s from chunks %s to %s (%zu-byte items) needs %s per task at best, allowed %s: "
                    "raise allowed_mem to at least %s or %s",
                    ts, tf, tt, itemsize, need, allowed, need, what);

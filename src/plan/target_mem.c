@@ -28,7 +28,7 @@ int plan_project_targets(plan *p, const zc_target *targets, size_t allowed_mem)
         json_decref(spec);
         s->projected += state;
         if (targets && s->projected > allowed_mem)
-            return zc__err(ZC_EMEMBOUND,
+            return zc__err_mem(s->projected, allowed_mem,
                            "%s [%s] needs %.1f MB per task, %.1f MB of them for the compressor of %s%s%s (%s), more "
                            "than the %.1f MB allowed: use a lower level, smaller chunks or raise allowed_mem",
                            s->name, s->fused, (double)s->projected / 1e6, (double)state / 1e6, q, path, q, cname, (double)allowed_mem / 1e6);

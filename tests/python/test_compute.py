@@ -30,12 +30,26 @@ def test_refused_plan_before_any_work(tmp_path):
     assert e.code == -13 and e.errname == "ZC_EMEMBOUND"
     assert e.allowed == 5_000_000 == spec.task_mem
     assert e.projected > e.allowed and e.projected >= 8_000_000  # one chunk is 8 MB
+    # exact figures from the library (zc_errmem), which the message states rounded
+    assert f"needs {e.projected / 1e6:.1f} MB per task, more than the {e.allowed / 1e6:.1f} MB" in str(e)
     assert "allowed_mem" in str(e)
     assert calls == [] and not work.exists()  # no task ran, nothing written
     assert isinstance(e, MemoryError) and isinstance(e, zc.ZcubeError)
     # the same computation within a larger bound runs
     out = (x * 2).sum(axis=0).compute(spec=zc.Spec(allowed_mem="100MB"))
     assert out.shape == (2000,)
+
+
+def test_refused_for_the_compressor_carries_its_figures(tmp_path):
+    """A plan refused for the memory its output's compressor needs: the figures
+    come from the library, not from the message (whose wording differs)."""
+    y = zc.random.normal(size=(400, 400), chunks=(200, 200), seed=1)
+    with pytest.raises(zc.MemoryBoundError) as ei:
+        y.to_zarr(tmp_path / "a.zarr", codec="zstd:22", spec=zc.Spec(allowed_mem="8MB", reserved_mem="1MB"))
+    e = ei.value
+    assert "for the compressor" in str(e)
+    assert e.allowed == 8_000_000 and e.projected > e.allowed
+    assert f"needs {e.projected / 1e6:.1f} MB per task" in str(e)
 
 
 def test_corrupt_chunk_names_the_key(tmp_path):

@@ -304,7 +304,7 @@ def test_linalg_stacks_complex_and_derived():
     """Stacks of matrices (one decomposition per matrix), results in the input's
     floating dtype, complex inv/solve/pinv/svdvals through the real embedding,
     qr mode="complete" and svd full_matrices=True for any shape, pinv and
-    matrix_rank from the SVD, diagonal/trace/matrix_power/cross/matrix_norm,
+    matrix_rank from the SVD, det/slogdet (LU) and eigh/eigvalsh (dsyevd), diagonal/trace/matrix_power/cross/matrix_norm,
     and matrices with an empty dimension, all against NumPy."""
     rng = np.random.default_rng(3)
     a = rng.standard_normal((2, 3, 4, 4))
@@ -362,6 +362,23 @@ def test_linalg_stacks_complex_and_derived():
     for o in ("fro", 1, -1, 2, -2, np.inf, -np.inf, "nuc"):
         check(zc.linalg.matrix_norm(za, ord=o), np.linalg.norm(a, ord=o, axis=(-2, -1)), rtol=1e-10)
     check(zc.linalg.matrix_norm(za, ord=2, keepdims=True), np.linalg.norm(a, ord=2, axis=(-2, -1), keepdims=True))
+    check(zc.linalg.det(za), np.linalg.det(a), rtol=1e-10)
+    check(zc.linalg.det(zc.asarray(np.diag([2.0, 3.0, 7.0])[::-1])), np.float64(-42.0))  # a row swap: the sign
+    sign, logdet = zc.compute(*zc.linalg.slogdet(za))
+    nsign, nlogdet = np.linalg.slogdet(a)
+    check(sign, nsign)
+    check(logdet, nlogdet, rtol=1e-12)
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    check(zc.linalg.det(zc.asarray(singular)), np.float64(0.0))
+    check(zc.stack(list(zc.linalg.slogdet(zc.asarray(singular)))), np.array([0.0, -np.inf]))
+    check(zc.linalg.det(zc.asarray(a.astype(np.float32))), np.linalg.det(a.astype(np.float32)), rtol=1e-4)
+    sym = a + a.swapaxes(-1, -2)
+    w, v = zc.compute(*zc.linalg.eigh(zc.asarray(sym)))
+    nw, nv = np.linalg.eigh(sym)
+    check(w, nw, rtol=1e-10)
+    np.testing.assert_allclose(np.abs((v * nv).sum(-2)), 1, rtol=1e-8)  # the same vectors, up to sign
+    np.testing.assert_allclose(sym @ v, v * w[..., None, :], atol=1e-10)
+    check(zc.linalg.eigvalsh(zc.asarray(np.tril(a))), np.linalg.eigvalsh(np.tril(a)), rtol=1e-10)  # lower triangle
     for shape in [(0, 0), (3, 0), (0, 3), (2, 0, 3), (0, 2, 2)]:
         e, ne = zc.zeros(shape), np.zeros(shape)
         for mode in ("reduced", "complete"):
@@ -374,6 +391,8 @@ def test_linalg_stacks_complex_and_derived():
         if shape[-1] == shape[-2]:
             check(zc.linalg.inv(e), np.linalg.inv(ne))
             check(zc.linalg.cholesky(e), ne)
+            check(zc.linalg.det(e), np.linalg.det(ne))
+            check(zc.linalg.eigvalsh(e), np.linalg.eigvalsh(ne))
 
 
 def test_fft():
