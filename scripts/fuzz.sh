@@ -15,6 +15,9 @@
 # fuzz/corpus/<target>/repro-<what>). The working corpus is merged (minimized)
 # at the end of each run; pick a committed cover with fuzz/select_corpus.py.
 #
+# ZC_FUZZ_RUNS=N also stops a target after N executions (the campaign goal
+# is 10 M executions or the time, whichever comes first).
+#
 # A unit running over 30 s counts as a hang (-timeout=30): the instrumented
 # binaries run 10-20x slower than a release build, and a loaded machine more so
 # (planning fftn(t, s=(2^40,)) takes 0.3 s released, over 15 s here at load 24).
@@ -56,7 +59,8 @@ run_one() {
     local t=$1 d=$camp/$1
     mkdir -p "$d/work" "$d/art" "$d/merged"
     cp -n fuzz/corpus/"$t"/* "$d/work/" 2>/dev/null || true
-    (cd "$d" && nice -n 19 ../../fuzz/fuzz_"$t" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=30 \
+    (cd "$d" && nice -n 19 ../../fuzz/fuzz_"$t" -max_total_time="$secs" -runs="${ZC_FUZZ_RUNS:--1}" \
+        -rss_limit_mb=2048 -timeout=30 \
         -print_final_stats=1 -artifact_prefix=art/ work >log.txt 2>&1) || true
     grep -E '^stat::' "$d/log.txt" >"$d/stats.txt" || true
     local execs cov ft

@@ -493,6 +493,59 @@ static void short_reads(int kind)
 TEST(short_reads_pread) { short_reads(K_PREAD); }
 TEST(short_reads_uring) { with_uring(short_reads); }
 
+/* ------------------------------------------------------------------ injected read faults */
+
+/* ZC_FAULT_STORE's read faults reach both engines (pread before the call,
+ * io_uring at the completion): the Nth read of a batch failing with EIO fails
+ * that file's request alone, naming it; EINTR and short counts are retried and
+ * resumed, so every request reads right. */
+static void read_faults(int kind)
+{
+    enum { NF = 24, SZ = 10000 };
+    char *dir;
+    store *s = open_kind(kind, &dir);
+    unsigned char *v = malloc(SZ);
+    char keys[NF][16];
+    for (int i = 0; i < NF; i++) {
+        snprintf(keys[i], sizeof keys[i], "f/%d", i);
+        fill_pattern(v, SZ, (unsigned)i);
+        CHECK_OK(store_put(s, keys[i], v, SZ));
+    }
+    static const char *errs[] = {"EIO", "EINTR", "short"};
+    for (int e = 0; e < 3; e++) {
+        for (int nth = 1; nth <= 5; nth += 2) {
+            char spec[64];
+            snprintf(spec, sizeof spec, "op=read,nth=%d,err=%s", nth, errs[e]);
+            fs_fault_set(spec);
+            store_req r[NF];
+            for (int i = 0; i < NF; i++) r[i] = (store_req){.key = keys[i], .length = STORE_TO_END};
+            CHECK_OK(store_get_many(s, r, NF));
+            int failed = 0, wrong = 0;
+            for (int i = 0; i < NF; i++) {
+                if (r[i].status == ZC_EIO) {
+                    failed++;
+                    continue;
+                }
+                fill_pattern(v, SZ, (unsigned)i);
+                wrong += r[i].status != 0 || r[i].size != SZ || memcmp(r[i].data, v, SZ);
+            }
+            CHECK(wrong == 0);
+            CHECK(failed == (e == 0));
+            if (e == 0) CHECK(strstr(zc_errmsg(), "reading \"f/") != NULL);
+            if (wrong || failed != (e == 0))
+                fprintf(stderr, "%s, %s: %d wrong, %d failed\n", kind_name[kind], spec, wrong, failed);
+            free_reqs(r, NF);
+        }
+    }
+    fs_fault_set(NULL);
+    free(v);
+    zc_store_close(s);
+    rmtree(dir);
+}
+
+TEST(read_faults_pread) { read_faults(K_PREAD); }
+TEST(read_faults_uring) { with_uring(read_faults); }
+
 /* ------------------------------------------------------------------ concurrency */
 
 typedef struct {

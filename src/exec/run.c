@@ -994,7 +994,8 @@ int exec_open(plan *p, const zc_target *targets, zc_store *work)
         snprintf(path, sizeof path, "op%d", k);
         zc_array *a = s->node;
         int rc = zc_zarr_open(t ? t->store : work, t ? t->path : path, &a->mat);
-        if (rc < 0) return zc__err_wrap(rc, "%s: its array is missing (was the plan saved?)", s->name);
+        if (rc == ZC_ENOENT) return zc__err_wrap(rc, "%s: its array is missing (was the plan saved?)", s->name);
+        if (rc < 0) return zc__err_wrap(rc, "%s: opening its array", s->name);
         /* a saved plan and the arrays it made must still agree: tasks write whole
          * chunks of the node's grid (a finer grid would have tasks share chunks) */
         bool same = a->mat->m.ndim == a->ndim && a->mat->m.dtype.type == a->dtype && a->mat->m.dtype.size == a->itemsize;

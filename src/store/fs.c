@@ -301,7 +301,7 @@ static int fs_get_many(store *s, store_req *reqs, size_t n)
 #ifdef ZC_HAVE_URING
     /* A single request is read fastest inline with pread; batches go through
      * the ring (even one file's many ranges: they are then all in flight). */
-    if (!fs_fault_reads() && (fs->io == FS_IO_URING || (fs->io == FS_IO_AUTO && n > 1)))
+    if (fs->io == FS_IO_URING || (fs->io == FS_IO_AUTO && n > 1))
         fs_read_uring(&p);
     else
 #endif

@@ -101,8 +101,11 @@ enum { FS_OP_READ, FS_OP_WRITE, FS_OP_OPEN, FS_OP_RENAME, FS_OP_FSYNC, FS_OP_DIR
 /* Before a system call of kind `op`: 0 to make it (*len, the bytes of a read
  * or write, may have been cut: a short count), or an errno to fail it with. */
 int fs_fault(int op, size_t *len);
-/* True if reads are to fail: read through pread, map nothing. */
+/* True if reads are to fail: map nothing (a mapping cannot fail on cue). */
 bool fs_fault_reads(void);
+/* Tests: replace the configuration by `spec` (ZC_FAULT_STORE's syntax; NULL:
+ * none) and restart the counts. Not thread-safe against running I/O. */
+void fs_fault_set(const char *spec);
 
 /* For tests and benchmarks. */
 /* Choose the engine of an fs store: FS_IO_AUTO (uring if it works), FS_IO_PREAD, FS_IO_URING. */

@@ -12,8 +12,9 @@
  *           a test can tell whether its fault point was reached.
  *
  * Calls are counted per kind, process-wide (atomics: pool threads read and
- * write concurrently). With a read fault configured the store reads through
- * pread (the io_uring engine is not instrumented) and maps nothing. The same
+ * write concurrently). Both read engines are instrumented: pread before the
+ * call, io_uring at each completion (the read happened, its result is
+ * replaced). With a read fault configured the store maps nothing. The same
  * idea as SQLite's test VFS (transient and persistent faults per method); the
  * code that must survive them (fs.c, fs_pread.c) retries EINTR and resumes
  * short counts, and a put that fails leaves no temporary file and the old
@@ -57,9 +58,8 @@ static int parse_err(const char *v)
 
 /* An unparsable spec configures nothing (a test that mistyped it then sees
  * no fault in its log and fails). */
-static void configure(void)
+static void configure_spec(const char *spec)
 {
-    const char *spec = getenv("ZC_FAULT_STORE");
     if (!spec || !*spec || strlen(spec) > 200) return;
     char buf[201];
     strcpy(buf, spec);
@@ -93,6 +93,16 @@ static void configure(void)
     plan.persistent = persistent;
     plan.log = getenv("ZC_FAULT_LOG");
     plan.op = op;
+}
+
+static void configure(void) { configure_spec(getenv("ZC_FAULT_STORE")); }
+
+void fs_fault_set(const char *spec)
+{
+    pthread_once(&once, configure);
+    plan.op = -1;
+    for (int i = 0; i < FS_OP_COUNT; i++) atomic_store(&calls[i], 0);
+    configure_spec(spec);
 }
 
 bool fs_fault_reads(void)

@@ -121,6 +121,11 @@ static void group_release(fs_plan *p, uint32_t g)
 static int complete(struct io_uring *ring, fs_plan *p, uring_op *ops, uint32_t i, int res)
 {
     uring_op *o = &ops[i];
+    if (res > 0) { /* an injected fault replaces what the kernel did (fs_fault.c) */
+        size_t len = (size_t)res;
+        int fault = fs_fault(FS_OP_READ, &len);
+        res = fault ? -fault : (int)len;
+    }
     if (res == -EINTR || res == -EAGAIN) {
         queue_op(ring, p, ops, i);
         return 0;

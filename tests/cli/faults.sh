@@ -12,6 +12,7 @@
 #   - no temporary file is left and no torn chunk is visible: the output, if
 #     its metadata exists, reads back (missing chunks read as fill);
 #   - a clean re-run (--resume for eval and rechunk) gives the reference.
+# Read faults run under both read engines (ZC_STORE_IO=pread and uring).
 # ZC_FAULT_LONG=1: N up to 200 (default 4). Usage: bash faults.sh <zcube> <tests/data>
 source "$(dirname "$0")/common.bash"
 
@@ -67,12 +68,29 @@ run_sample() { "$Z" sample "$TMP/src" --window 8,8 --batch 2 --batches 3 --seed 
 rerun_sample() { rm -rf "$OUT"; "$Z" sample "$TMP/src" --window 8,8 --batch 2 --batches 3 --seed 5 -o "$OUT"; }
 result_sample() { (cd "$OUT" && find . -type f | sort | xargs md5sum); }
 
-COMMANDS=(create put copy eval rechunk sample)
+# worker: the two operations of a plan saved by eval, each in its own process
+# (faults count per process, so each is hit); it has no --fsync, ZC_FSYNC asks.
+PLAN=$TMP/plan.json
+prep_worker() {
+    rm -f "$PLAN"
+    "$Z" eval 'sum(x * 2 + 1, axis=0) + x[3]' --in x="$TMP/src" -o "$OUT" --work-dir "$WORK" --save-plan "$PLAN" >/dev/null
+}
+run_worker() {
+    local op
+    for op in 0 1; do
+        ZC_FSYNC=1 "$Z" worker "$PLAN" --op $op --threads 2 || return
+    done
+}
+rerun_worker() { run_worker; }
+result_worker() { "$Z" get "$OUT" -o - | md5sum; }
+
+COMMANDS=(create put copy eval rechunk sample worker)
+[ -n "${ZC_FAULT_COMMANDS:-}" ] && read -ra COMMANDS <<<"$ZC_FAULT_COMMANDS" # a subset, by hand
 # op:err pairs; fsync and dirsync are reached only with --fsync
 FAULTS=(write:EIO write:ENOSPC write:EINTR write:short open:EIO open:EINTR rename:EIO rename:EINTR
         fsync:EIO fsync:EINTR dirsync:EIO read:EIO read:EINTR read:short write:ENOSPC:persistent)
 
-declare -A REF
+declare -A REF OUTCOME # OUTCOME[cmd fault]: "<failed cleanly> <completed right>" counts
 for c in "${COMMANDS[@]}"; do
     rm -rf "$OUT" "$WORK"
     prep_$c
@@ -88,17 +106,23 @@ for c in "${COMMANDS[@]}"; do
     for f in "${FAULTS[@]}"; do
         IFS=: read -r op err mode <<<"$f"
         mode=${mode:-once}
+        engines=(auto)
+        [ "$op" = read ] && engines=(pread uring)
+        for engine in "${engines[@]}"; do
         for ((n = 1; n <= N_MAX; n++)); do
             rm -rf "$OUT" "$WORK" "$TMP/log"
             prep_$c
             RUNS=$((RUNS + 1))
             CHECKS=$((CHECKS + 1))
-            ZC_FAULT_STORE="op=$op,nth=$n,err=$err,mode=$mode" ZC_FAULT_LOG="$TMP/log" \
+            ZC_STORE_IO=$engine ZC_FAULT_STORE="op=$op,nth=$n,err=$err,mode=$mode" ZC_FAULT_LOG="$TMP/log" \
                 run_$c --fsync >"$TMP/stdout" 2>"$TMP/err"
             rc=$?
-            what="$c with the ${n}th $op failing ($err, $mode)"
+            what="$c with the ${n}th $op failing ($err, $mode, engine $engine)"
             [ -s "$TMP/log" ] || break # the run made fewer such calls: done with this fault
             INJECTED=$((INJECTED + 1))
+            read -r nf nc <<<"${OUTCOME[$c $f]:-0 0}"
+            [ $rc -eq 0 ] && nc=$((nc + 1)) || nf=$((nf + 1))
+            OUTCOME[$c $f]="$nf $nc"
             if [ $rc -ge 128 ]; then
                 fail "$what: died with exit $rc: $(head -c 300 "$TMP/err")"
             elif [ $rc -ne 0 ]; then
@@ -119,8 +143,13 @@ for c in "${COMMANDS[@]}"; do
                 [ "$(result_$c 2>&1)" = "${REF[$c]}" ] || fail "$what: the clean re-run gave a wrong result"
             fi
         done
+        done
     done
 done
+for k in "${!OUTCOME[@]}"; do
+    read -r nf nc <<<"${OUTCOME[$k]}"
+    echo "  $k: $nf failed cleanly, $nc completed right"
+done | sort
 echo "fault runs: $RUNS, faults injected: $INJECTED, clean failures: $FAILED_CLEANLY"
 [ "$INJECTED" -gt 50 ] || fail "only $INJECTED faults were injected: is ZC_FAULT_STORE working?"
 finish
