@@ -47,6 +47,9 @@ enum {
     KIND_BLAS = 1 << 6,
     /* stored uncompressed as an intermediate: its consumers read byte ranges of its chunks */
     KIND_UNCOMPRESSED = 1 << 7,
+    /* its values live in the planning process's memory: never in a saved plan,
+     * and a saved plan naming it is refused */
+    KIND_IN_MEMORY = 1 << 8,
 };
 
 typedef struct {

@@ -135,6 +135,8 @@ static int node_from_json(const json_t *o, zc_array **built, int i, store_list *
     const node_kind_def *k = kind_def(kind);
     if (nin < k->min_inputs || nin > k->max_inputs)
         return zc__err(ZC_EFORMAT, "plan: node %d (%s) has %d inputs", i, name, nin);
+    if (k->flags & KIND_IN_MEMORY)
+        return zc__err(ZC_EFORMAT, "plan: node %d is a '%s', whose values only the planning process had", i, name);
     if (k->load) { /* the node makes itself (a stored array opens its store) */
         zc_store *st = NULL;
         int rc = k->load(o, i, &st, out);

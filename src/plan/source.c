@@ -124,7 +124,7 @@ static void buffer_release(zc_array *a)
 }
 
 const node_kind_def kind_buffer = {
-    .json = "buffer", .flags = KIND_SOURCE, .min_inputs = 0, .max_inputs = 0,
+    .json = "buffer", .flags = KIND_SOURCE | KIND_IN_MEMORY, .min_inputs = 0, .max_inputs = 0,
     .name = buffer_name, .region = buffer_region, .proj = in_place_proj, .to_json = buffer_to_json,
     .release = buffer_release,
 };
