@@ -4,11 +4,100 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
 #include "plan/kind.h"
+
+/* ---- making a node ---- */
+
+static void shape_str(const zc_array *a, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "(");
+    for (int d = 0; d < a->ndim && k < n; d++)
+        k += (size_t)snprintf(buf + k, n - k, "%lld%s", (long long)a->shape[d], d + 1 < a->ndim ? ", " : "");
+    if (k < n) snprintf(buf + k, n - k, ")");
+}
+
+/* Broadcast shape and chunks of the arguments (chunks from the largest argument). */
+static int broadcast(const char *name, int nargs, zc_array *const *args, int *ndim, int64_t *shape, int64_t *chunks)
+{
+    int nd = 0;
+    for (int i = 0; i < nargs; i++)
+        if (args[i]->ndim > nd) nd = args[i]->ndim;
+    for (int d = 0; d < nd; d++) {
+        shape[d] = 1;
+        chunks[d] = 1;
+    }
+    size_t best = 0;
+    for (int i = 0; i < nargs; i++) {
+        const zc_array *a = args[i];
+        int off = nd - a->ndim;
+        for (int j = 0; j < a->ndim; j++) {
+            int64_t s = a->shape[j];
+            if (s == shape[j + off] || s == 1) continue;
+            if (shape[j + off] != 1) {
+                char x[256], y[256];
+                shape_str(args[0], x, sizeof x);
+                shape_str(a, y, sizeof y);
+                return zc__err(ZC_EINVAL, "%s: shapes %s and %s do not broadcast (dimension %d: %lld vs %lld)", name, x,
+                               y, j + off, (long long)shape[j + off], (long long)s);
+            }
+            shape[j + off] = s;
+        }
+    }
+    for (int i = 0; i < nargs; i++) {
+        const zc_array *a = args[i];
+        size_t bytes = a->itemsize;
+        for (int d = 0; d < a->ndim; d++) bytes *= (size_t)a->shape[d];
+        if (a->kind == NODE_SCALAR || bytes < best) continue;
+        best = bytes;
+        int off = nd - a->ndim;
+        for (int j = 0; j < a->ndim; j++)
+            if (a->shape[j] == shape[j + off]) chunks[j + off] = a->chunks[j];
+    }
+    *ndim = nd;
+    return 0;
+}
+
+/* The result dtype, by compiling the one operation on its argument dtypes. */
+static int result_dtype(int op, int nargs, zc_array *const *args, zc_dtype astype, zc_dtype *out)
+{
+    ew_program *p;
+    ZC_TRY(ew_program_create(&p));
+    int r[3], reg = -1, rc = 0;
+    for (int i = 0; i < nargs && rc >= 0; i++) {
+        const zc_array *a = args[i];
+        if (a->kind == NODE_SCALAR)
+            r[i] = a->p.scalar.is_int ? ew_const_i64(p, (int64_t)a->p.scalar.value) : ew_const_f64(p, a->p.scalar.value);
+        else
+            r[i] = ew_input(p, i, a->dtype);
+        if (r[i] < 0) rc = r[i];
+    }
+    if (rc >= 0) {
+        if (op < 0) rc = ew_astype(p, r[0], astype, &reg);
+        else if (nargs == 3) rc = ew_where(p, r[0], r[1], r[2], &reg);
+        else if (nargs == 1) rc = ew_unary(p, (ew_op)op, r[0], &reg);
+        else rc = ew_binary(p, (ew_op)op, r[0], r[1], &reg);
+    }
+    if (rc >= 0) *out = ew_reg_dtype(p, reg);
+    ew_program_free(p);
+    return rc < 0 ? rc : 0;
+}
+
+int ew_node_make(const char *name, int op, int nargs, zc_array *const *args, zc_dtype astype, zc_array **out)
+{
+    int nd = 0;
+    int64_t shape[ZC_MAX_DIMS], chunks[ZC_MAX_DIMS];
+    zc_dtype dt;
+    ZC_TRY(broadcast(name, nargs, args, &nd, shape, chunks));
+    ZC_TRY(result_dtype(op, nargs, args, astype, &dt));
+    ZC_TRY(node_new(NODE_EW, nd, shape, chunks, dt, nargs, args, out));
+    (*out)->p.ew.op = op;
+    return 0;
+}
 
 /* ---- fusion ---- */
 
@@ -176,10 +265,10 @@ static int ew_from_json(const json_t *o, zc_array *a, int i)
     int n = a->ninputs, rc;
     zc_array *ref = NULL, *in[NODE_MAX_INPUTS];
     for (int k = 0; k < n; k++) in[k] = a->inputs[k];
-    if (n == 3 && op == EW_UNARY_END_) rc = zc_elementwise("where", 3, in, &ref);
-    else if (n == 1 && op == -1 && a->dtype != ZC_RAW) rc = zc_astype(in[0], a->dtype, &ref);
+    if (n == 3 && op == EW_UNARY_END_) rc = ew_node_make("where", op, 3, in, ZC_DTYPE_INVALID, &ref);
+    else if (n == 1 && op == -1 && a->dtype != ZC_RAW) rc = ew_node_make("astype", -1, 1, in, a->dtype, &ref);
     else if ((n == 1 && op >= 0 && op < EW_UNARY_END_) || (n == 2 && op > EW_UNARY_END_ && op < EW_BINARY_END_))
-        rc = zc_elementwise(ew_op_name((ew_op)op), n, in, &ref);
+        rc = ew_node_make(ew_op_name((ew_op)op), op, n, in, ZC_DTYPE_INVALID, &ref);
     else return zc__err(ZC_EFORMAT, "plan: node %d: elementwise op %d with %d inputs", i, op, n);
     if (rc < 0) return zc__err_wrap(rc, "plan: node %d (elementwise op %d)", i, op);
     bool ok = a->ndim == ref->ndim && a->dtype == ref->dtype;

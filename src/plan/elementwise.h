@@ -8,6 +8,11 @@
 
 #include "plan/array.h"
 
+/* A new EW node of op (an ew_op; EW_UNARY_END_ for where of 3 arguments; -1
+ * for astype to `astype`) over args: the broadcast shape, chunks from the
+ * largest argument, the promoted dtype. Arguments are checked by the caller
+ * (ops/elementwise.c); `name` names the function in errors. */
+int ew_node_make(const char *name, int op, int nargs, zc_array *const *args, zc_dtype astype, zc_array **out);
 /* Build the fused program of an EW node over its subtree of unmaterialized EW
  * nodes (once; thread-safe). */
 int node_fuse_ew(zc_array *a);
