@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codec/blosc_fast.h" /* codec_blosc_decode_range */
 #include "codec/codec.h"
 #include "harness.h"
 #include "store/fs.h"    /* store_fs_set_map_bytes */

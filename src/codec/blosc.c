@@ -112,22 +112,38 @@ static size_t le32(const unsigned char *p)
     return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
 }
 
-bool codec_blosc_parse(const void *p, size_t n, codec_blosc_header *h)
+/* The layout for readers fetching some blocks only (codec_blocks): unless the
+ * buffer is memcpyed (flag 0x2), block j's stored start is the LE32 at
+ * 16 + 4 j, and its bytes end where the next block (in stored order) starts,
+ * the last at cbytes. Format version 2 only (c-blosc 1.x writes it). */
+static bool blocks_parse(const void *p, size_t n, codec_blocks *h)
 {
     const unsigned char *b = p;
-    if (n < CODEC_BLOSC_HEADER) return false;
-    h->version = b[0];
-    h->flags = b[2];
+    if (n < CODEC_BLOCKS_HEAD) return false;
     h->nbytes = le32(b + 4);
     h->blocksize = le32(b + 8);
     h->cbytes = le32(b + 12);
     h->nblocks = h->blocksize ? h->nbytes / h->blocksize + (h->nbytes % h->blocksize != 0) : 0;
+    h->table = CODEC_BLOCKS_HEAD + 4 * h->nblocks;
+    h->known = b[0] == 2;
+    h->split = !(b[2] & 0x2);
     return true;
 }
 
-size_t codec_blosc_block_start(const void *p, size_t j)
+static size_t block_start(const void *p, size_t j) { return le32((const unsigned char *)p + CODEC_BLOCKS_HEAD + 4 * j); }
+
+static void blocks_limit(void *p, size_t cbytes)
 {
-    return le32((const unsigned char *)p + CODEC_BLOSC_HEADER + 4 * j);
+    for (int k = 0; k < 4; k++) ((unsigned char *)p)[12 + k] = (unsigned char)(cbytes >> (8 * k));
+}
+
+static int scatter(const void *src, size_t n, size_t nbytes, const codec_scatter *sc, size_t jb0, size_t jb1)
+{
+    if (jb0 == 0 && jb1 == SIZE_MAX)
+        return codec_blosc_fast_scatter(src, n, nbytes, sc->isz, sc->tmp, sc->dst, sc->dstride, sc->sstride, sc->count,
+                                        sc->ndim, sc->src_off, sc->stream);
+    return codec_blosc_fast_scatter_part(src, n, nbytes, sc->isz, sc->tmp, sc->dst, sc->dstride, sc->sstride,
+                                         sc->count, sc->ndim, sc->src_off, sc->stream, jb0, jb1);
 }
 
 /* The header's compressor format is one this blosc has. */
@@ -356,4 +372,9 @@ const codec_type codec_blosc = {
     .block_size = block_size,
     .block_max = block_max,
     .decode_block = decode_block,
+    .blocks_parse = blocks_parse,
+    .block_start = block_start,
+    .blocks_limit = blocks_limit,
+    .decode_range = codec_blosc_decode_range,
+    .scatter = scatter,
 };

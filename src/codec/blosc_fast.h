@@ -16,6 +16,15 @@ int codec_blosc_fast_blocks(const void *src, size_t n, void *dst, size_t j0, siz
 /* The same for block j alone, written at dst (a block's bytes). */
 int codec_blosc_fast_block(const void *src, size_t n, size_t j, void *dst);
 
+/* Partial decode of a blosc1 buffer (codec/blosc.c; the codec's decode_range
+ * hook): only the blocks that hold bytes [lo, hi) of the decoded data, written
+ * at their own positions in dst, whose capacity cap is the whole decoded size
+ * (the header must declare exactly that: else ZC_ECORRUPT). Sets [*dlo, *dhi)
+ * ⊇ [lo, hi) to what it wrote, or *dhi = 0 (nothing written) when the buffer
+ * is better or only decoded whole. */
+int codec_blosc_decode_range(const void *src, size_t n, void *dst, size_t cap, size_t lo, size_t hi, size_t *dlo,
+                             size_t *dhi);
+
 /* Decode a blosc1 chunk src[0..n) (lz4, byte shuffle of typesize isz,
  * nbytes_want decoded bytes) block by block into tmp (one block's bytes, left
  * shuffled: it stays in cache) and unshuffle only the selected items straight

@@ -204,10 +204,44 @@ static int live_codecs(const codec_chain *ch, int *one)
     return live;
 }
 
-bool codec_chain_is_blosc(const codec_chain *ch)
+/* The one codec of the chain that stores blocks apart, or NULL. */
+static const codec *blocks_codec(const codec_chain *ch)
 {
     const codec *c = codec_chain_sole(ch);
-    return c && c->type->decode == codec_blosc.decode;
+    return c && c->type->blocks_parse && c->type->block_start && c->type->blocks_limit && c->type->decode_range ? c
+                                                                                                                : NULL;
+}
+
+bool codec_chain_has_blocks(const codec_chain *ch) { return blocks_codec(ch) != NULL; }
+
+bool codec_chain_blocks(const codec_chain *ch, const void *p, size_t n, codec_blocks *b)
+{
+    const codec *c = blocks_codec(ch);
+    return c && c->type->blocks_parse(p, n, b);
+}
+
+size_t codec_chain_block_start(const codec_chain *ch, const void *p, size_t j)
+{
+    return blocks_codec(ch)->type->block_start(p, j);
+}
+
+int codec_chain_decode_blocks(const codec_chain *ch, const void *src, size_t n, void *dst, size_t dst_size, size_t lo,
+                              size_t hi, size_t *dlo, size_t *dhi)
+{
+    *dhi = 0;
+    return blocks_codec(ch)->type->decode_range(src, n, dst, dst_size, lo, hi, dlo, dhi);
+}
+
+void codec_chain_blocks_limit(const codec_chain *ch, void *p, size_t cbytes)
+{
+    blocks_codec(ch)->type->blocks_limit(p, cbytes);
+}
+
+int codec_chain_scatter(const codec_chain *ch, const void *src, size_t n, const codec_scatter *sc, size_t jb0,
+                        size_t jb1)
+{
+    const codec *c = codec_chain_sole(ch);
+    return c && c->type->scatter ? c->type->scatter(src, n, ch->ctx.nbytes, sc, jb0, jb1) : 0;
 }
 
 const codec *codec_chain_sole(const codec_chain *ch)
@@ -360,10 +394,10 @@ int codec_chain_decode_range(const codec_chain *ch, const void *src, size_t n, v
         *dhi = hi;
         return 0;
     }
-    if (codec_chain_is_blosc(ch)) { /* dst_size == ctx.nbytes, checked above */
-        const codec *c = &ch->c[one];
+    const codec *c = blocks_codec(ch);
+    if (c) { /* dst_size == ctx.nbytes, checked above */
         *dhi = 0;
-        ZC_TRY(codec_blosc_decode_range(n ? src : (const void *)"", n, dst, dst_size, lo, hi, dlo, dhi));
+        ZC_TRY(c->type->decode_range(n ? src : (const void *)"", n, dst, dst_size, lo, hi, dlo, dhi));
         if (*dhi) {
             if (*dlo > lo || *dhi < hi || *dhi > dst_size)
                 return zc__err(ZC_EINTERNAL, "codec '%s' decoded %zu..%zu for %zu..%zu", c->type->name, *dlo,

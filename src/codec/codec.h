@@ -41,6 +41,31 @@ typedef struct {
     int zarr_format;        /* 2 or 3: config spelling (v2 numcodecs keys vs v3) */
 } codec_ctx;
 
+/* A stored chunk in blocks that can be fetched apart (blosc1): a header, a
+ * table of where each block's stored bytes start, then the blocks, each
+ * decodable alone. A reader of a part of a big chunk fetches the head, then
+ * only the blocks it needs (zarr/read.c, zarr/part.c). */
+typedef struct {
+    size_t nbytes, blocksize, cbytes; /* decoded bytes, decoded bytes per block, stored bytes, as declared */
+    size_t nblocks;                   /* 0 when blocksize is 0 */
+    size_t table;                     /* stored bytes before the first block: the header and the start table */
+    bool known;                       /* a format version whose layout this reader knows (else: decode whole) */
+    bool split;                       /* its blocks are stored apart (false: stored as one piece) */
+} codec_blocks;
+#define CODEC_BLOCKS_HEAD 16 /* stored bytes that hold the header */
+
+/* Decoding a chunk straight into a strided selection: for k_d < count[d], the
+ * item at byte src_off + sum k_d sstride[d] of the decoded chunk goes to
+ * dst + sum k_d dstride[d] (strides in bytes); tmp holds one block. */
+typedef struct {
+    size_t isz;              /* item size */
+    unsigned char *tmp, *dst;
+    const int64_t *dstride, *sstride, *count;
+    int ndim;
+    int64_t src_off;
+    bool stream;             /* dst is not read soon: non-temporal stores where they help */
+} codec_scatter;
+
 typedef struct codec_type {
     unsigned version;       /* struct version: 1 */
     const char *name;       /* v3 name */
@@ -92,6 +117,22 @@ typedef struct codec_type {
     int (*steps_read)(void *it, void *dst, size_t len);
     void (*steps_close)(void *it);
     size_t (*steps_mem)(void *state, size_t nbytes);
+    /* Blocks fetched apart (codec_blocks): parse the head p[0..n) (false if
+     * n < CODEC_BLOCKS_HEAD); the stored start of block j (the table must lie
+     * within p); make the head at p declare only cbytes stored bytes, so the
+     * decoder reads no further than was fetched. */
+    bool (*blocks_parse)(const void *p, size_t n, codec_blocks *b);
+    size_t (*block_start)(const void *p, size_t j);
+    void (*blocks_limit)(void *p, size_t cbytes);
+    /* Only the blocks holding decoded bytes [lo, hi) of src[0..n), written at
+     * their own positions in dst (capacity cap: the whole decoded size, which
+     * the header must declare, else ZC_ECORRUPT); [*dlo, *dhi) ⊇ [lo, hi) what
+     * was written, or *dhi = 0 when the buffer is better decoded whole. */
+    int (*decode_range)(const void *src, size_t n, void *dst, size_t cap, size_t lo, size_t hi, size_t *dlo,
+                        size_t *dhi);
+    /* Decode blocks jb0..jb1 of src[0..n) (a chunk of nbytes) into the
+     * selection sc only; 1 when done, 0 when declined (decode the usual way). */
+    int (*scatter)(const void *src, size_t n, size_t nbytes, const codec_scatter *sc, size_t jb0, size_t jb1);
 } codec_type;
 
 typedef struct {
@@ -117,33 +158,6 @@ extern const codec_type codec_bytes, codec_transpose, codec_crc32c, codec_zstd, 
     codec_fixedscaleoffset, codec_bitround, codec_astype, codec_quantize, codec_adler32,
     codec_crc32;
 
-/* Partial decode of a blosc1 buffer (codec/blosc.c): only the blocks that hold
- * bytes [lo, hi) of the decoded data, written at their own positions in dst,
- * whose capacity cap is the whole decoded size (the header must declare
- * exactly that: else ZC_ECORRUPT). Sets [*dlo, *dhi) ⊇ [lo, hi) to what it
- * wrote, or *dhi = 0 (nothing written) when the buffer is better or only
- * decoded whole. */
-int codec_blosc_decode_range(const void *src, size_t n, void *dst, size_t cap, size_t lo, size_t hi, size_t *dlo,
-                             size_t *dhi);
-
-/* The 16-byte header of a blosc1 buffer (codec/blosc.c; little endian:
- * version, versionlz, flags, typesize, nbytes, blocksize, cbytes), for readers
- * that fetch only some blocks of a stored chunk: unless the buffer is memcpyed
- * (flag 0x2), the stored start of block j follows the header at 16 + 4 j, and a
- * block's bytes end where the next one starts (the last at cbytes). */
-typedef struct {
-    unsigned version, flags;
-    size_t nbytes, blocksize, cbytes;
-    size_t nblocks; /* 0 when blocksize is 0 */
-} codec_blosc_header;
-#define CODEC_BLOSC_HEADER 16
-#define CODEC_BLOSC_MEMCPYED 0x2
-
-/* Parse the header at p (n bytes available); false if n < 16. */
-bool codec_blosc_parse(const void *p, size_t n, codec_blosc_header *h);
-/* Stored start of block j (the table must lie within the bytes at p). */
-size_t codec_blosc_block_start(const void *p, size_t j);
-
 /* ---- chain (codec/chain.c) ---- */
 
 typedef struct codec_chain codec_chain;
@@ -162,13 +176,34 @@ int codec_chain_encode(const codec_chain *ch, const void *src, size_t n, zc_buf 
  * exactly ctx.nbytes: they land at their positions in the chunk, other bytes of
  * dst are left as they were or overwritten with chunk bytes. [*dlo, *dhi) ⊇
  * [lo, hi) says what was written. Decodes less than the whole chunk when the
- * chain is a plain copy or blosc alone (only the blocks holding [lo, hi),
- * codec_blosc_decode_range); otherwise decodes it whole ([0, ctx.nbytes)). */
+ * chain is a plain copy or one codec with blocks (only the blocks holding
+ * [lo, hi), its decode_range hook); otherwise decodes it whole ([0, ctx.nbytes)). */
 int codec_chain_decode_range(const codec_chain *ch, const void *src, size_t n, void *dst, size_t dst_size,
                              size_t lo, size_t hi, size_t *dlo, size_t *dhi);
-/* True if decoding is one blosc1 buffer and nothing else (besides a bytes codec
- * in native order): the stored chunk can go to codec_blosc_decode_range. */
-bool codec_chain_is_blosc(const codec_chain *ch);
+/* True if decoding is one codec storing blocks apart (codec_blocks) and
+ * nothing else (besides a native-order bytes codec). Then: */
+bool codec_chain_has_blocks(const codec_chain *ch);
+/* the layout the head p[0..n) of a stored chunk declares (false if n is too
+ * short or the chain has no blocks); */
+bool codec_chain_blocks(const codec_chain *ch, const void *p, size_t n, codec_blocks *b);
+/* the stored start of block j (the table must lie within p); */
+size_t codec_chain_block_start(const codec_chain *ch, const void *p, size_t j);
+/* only the blocks holding decoded bytes [lo, hi) of src[0..n) (which may hold
+ * just the head and those blocks) written at their positions in dst (exactly
+ * ctx.nbytes): [*dlo, *dhi) ⊇ [lo, hi), or *dhi = 0 when the codec declines
+ * (then nothing was written; decode the whole stored chunk); */
+int codec_chain_decode_blocks(const codec_chain *ch, const void *src, size_t n, void *dst, size_t dst_size, size_t lo,
+                              size_t hi, size_t *dlo, size_t *dhi);
+/* the head at p made to declare only cbytes stored bytes (a buffer holding
+ * the head and the fetched blocks, the decoder reading no further); */
+void codec_chain_blocks_limit(const codec_chain *ch, void *p, size_t cbytes);
+/* blocks jb0..jb1 (jb1 may be past the last; 0..SIZE_MAX: the whole chunk)
+ * of src[0..n) decoded into the selection sc only: 1 when done, 0 when the
+ * codec declines (the selection's runs are short, or the chunk is not of a
+ * kind it scatters: then decode it the usual way; items of those blocks may
+ * be in place already). */
+int codec_chain_scatter(const codec_chain *ch, const void *src, size_t n, const codec_scatter *sc, size_t jb0,
+                        size_t jb1);
 /* Step-wise decode of one stored chunk into dst (exactly ctx.nbytes) when
  * the chain is one codec with a decode_steps hook (after a native-order
  * bytes codec): step(ctx, done) as the hook calls it. ZC_EUNSUPPORTED (no

@@ -1,20 +1,20 @@
-/* zarr/part.c — reading a box of one blosc chunk by its blocks.
+/* zarr/part.c — reading a box of one chunk by its blocks, for chunks stored
+ * in blocks that can be fetched apart (codec_blocks: blosc1).
  *
  * A single-pass rechunk (exec/run.c copy_region) reads from each source chunk
  * only the part its block needs: e.g. 100 of 987 rows of each of the 10 time
  * steps of a (10, 1, 987, 1920) chunk, ten runs of 1.5 MB spread over 151 MB.
  * One read of that box through zc_zarr_read would decode the chunk from its
  * first selected byte to its last (nearly all of it); here the box's runs mark
- * the blosc blocks they lie in, only those blocks' stored bytes are fetched
+ * the blocks they lie in, only those blocks' stored bytes are fetched
  * (adjacent ones in one range) into a buffer kept at their offsets, and only
  * they are decoded, into a decoded chunk's buffer kept between calls (its pages
  * are touched once per task, not once per read).
  *
- * Layout of a blosc1 buffer: a 16-byte header (version, versionlz, flags,
- * typesize, nbytes, blocksize, cbytes; little endian), then the stored start of
- * each block (4 bytes each), then the blocks in order. A block's bytes end where
- * the next one starts (the last ends at cbytes). The header copied into the
- * buffer is given cbytes = the end of the last fetched byte, so the decoder
+ * Layout (codec_chain_blocks): a header, then the stored start of each block,
+ * then the blocks in order. A block's bytes end where the next one starts (the
+ * last ends at cbytes). The header copied into the buffer is made to declare
+ * the end of the last fetched byte (codec_chain_blocks_limit), so the decoder
  * never reads past what was fetched. Chunks this reader does not handle
  * (unordered starts, tiny blocks, more stored bytes than its buffer) return 1:
  * the caller reads them the usual way, which also reports their errors. */
@@ -30,7 +30,7 @@
 #include "zarr/zarr.h"
 
 #define PREFIX ((size_t)4096)            /* first fetch: header and (usually) block starts */
-#define MIN_BLOCK ((size_t)16 << 10)     /* smaller blosc blocks: read the usual way */
+#define MIN_BLOCK ((size_t)16 << 10)     /* smaller blocks: read the usual way */
 #define GAP ((size_t)64 << 10)           /* fetch the stored bytes between two needed blocks this close */
 #define KEY_LEN 1024
 
@@ -80,7 +80,7 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
 {
     int nd = a->m.ndim;
     size_t isz = a->m.dtype.size, C = a->rchunk_nbytes;
-    if (a->m.sharded || !codec_chain_is_blosc(a->chain) || C == 0) return 1;
+    if (a->m.sharded || !codec_chain_has_blocks(a->chain) || C == 0) return 1;
     for (int d = 0; d < nd; d++)
         if (lo[d] < 0 || cnt[d] < 0 || cnt[d] > a->rchunk[d] - lo[d] || coord[d] < 0 || coord[d] >= a->rgrid[d])
             return zc__err(ZC_EINVAL, "array '%s': box [%lld, +%lld) of chunk %lld is outside it along dim %d", a->path,
@@ -111,10 +111,10 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
         return 0;
     }
     if (q.status != 0) return 1; /* shorter than the prefix (a small stored chunk), or an error: usual way */
-    codec_blosc_header h;
-    if (!codec_blosc_parse(cb, q.size, &h)) return 1;
+    codec_blocks h;
+    if (!codec_chain_blocks(a->chain, cb, q.size, &h)) return 1;
     size_t nbytes = h.nbytes, bs = h.blocksize, cbytes = h.cbytes;
-    if (h.version != 2 || nbytes != C || cbytes < CODEC_BLOSC_HEADER || cbytes > p->cbuf_cap || bs < MIN_BLOCK)
+    if (!h.known || nbytes != C || cbytes < CODEC_BLOCKS_HEAD || cbytes > p->cbuf_cap || bs < MIN_BLOCK)
         return 1;
     atomic_fetch_add(&a->chunks_read, 1);
     atomic_fetch_add(&a->bytes_read, (int64_t)q.size);
@@ -123,10 +123,10 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
     int qd = -1;
     for (int d = nd - 1; d >= 0 && qd < 0; d--)
         if (lo[d] != 0 || cnt[d] != a->rchunk[d]) qd = d;
-    size_t nblocks = h.nblocks, table = CODEC_BLOSC_HEADER + 4 * nblocks;
-    bool whole = qd < 0 || nblocks == 1 || (h.flags & CODEC_BLOSC_MEMCPYED);
+    size_t nblocks = h.nblocks, table = h.table;
+    bool whole = qd < 0 || nblocks == 1 || !h.split;
     if (!whole && table > cbytes)
-        return zc__err(ZC_ECORRUPT, "array '%s': chunk '%s': blosc header declares %zu blocks, more than its %zu bytes "
+        return zc__err(ZC_ECORRUPT, "array '%s': chunk '%s': its header declares %zu blocks, more than its %zu bytes "
                        "hold", a->path, key, nblocks, cbytes);
     if (!whole) {
         if (nblocks > p->need_cap) {
@@ -163,14 +163,14 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
             /* stored ranges of the needed blocks, in order (a start out of order: usual way) */
             size_t prev = table;
             for (size_t j = 0; j < nblocks; j++) {
-                size_t at = codec_blosc_block_start(cb, j);
+                size_t at = codec_chain_block_start(a->chain, cb, j);
                 if (at < prev || at >= cbytes || (j > 0 && at == prev)) return 1;
                 prev = at;
             }
             store_req reqs[64];
             size_t nq = 0, s1 = table;
             for (size_t j = 0, j1 = 0; next_run(need, nblocks, &j, &j1); j = j1 + 1) {
-                size_t b0 = codec_blosc_block_start(cb, j), b1 = j1 + 1 < nblocks ? codec_blosc_block_start(cb, j1 + 1) : cbytes;
+                size_t b0 = codec_chain_block_start(a->chain, cb, j), b1 = j1 + 1 < nblocks ? codec_chain_block_start(a->chain, cb, j1 + 1) : cbytes;
                 if (nq && b0 - (size_t)(reqs[nq - 1].offset + reqs[nq - 1].length) <= GAP) {
                     reqs[nq - 1].length = b1 - reqs[nq - 1].offset; /* with the gap */
                     reqs[nq - 1].buf_cap = (size_t)reqs[nq - 1].length;
@@ -186,10 +186,10 @@ int zarr_part_read(zc_zarr *a, const int64_t *coord, const int64_t *lo, const in
             }
             ZC_TRY(fetch(a, key, reqs, nq));
             /* the decoder may read only [0, s1) */
-            for (int b = 0; b < 4; b++) cb[12 + b] = (unsigned char)(s1 >> (8 * b));
+            codec_chain_blocks_limit(a->chain, cb, s1);
             for (size_t j = 0, j1 = 0; next_run(need, nblocks, &j, &j1); j = j1 + 1) {
                 size_t dlo, dhi, hi = (j1 + 1) * bs < nbytes ? (j1 + 1) * bs : nbytes;
-                rc = codec_blosc_decode_range(cb, s1, p->scratch, C, j * bs, hi, &dlo, &dhi);
+                rc = codec_chain_decode_blocks(a->chain, cb, s1, p->scratch, C, j * bs, hi, &dlo, &dhi);
                 if (rc < 0) return zc__err_wrap(rc, "array '%s': chunk '%s'", a->path, key);
                 if (!dhi) return 1;
             }

@@ -2,11 +2,11 @@
  * array's chunks: the granularity of a partial decode and how well the chunks
  * compress, from the header of one stored chunk (the first of the grid).
  *
- * zarr/part.c (and zarr/read.c for small selections) decode only the blosc
- * blocks a box needs, fetching only their bytes, for blosc chunks of at least
- * PART_MIN bytes (read.c's TWO_STEP_MIN) in blocks of at least PART_BLOCK_MIN
- * (part.c's MIN_BLOCK). A blosc header (16 bytes: version, versionlz, flags,
- * typesize, nbytes, blocksize, cbytes) gives the block size and stored size. */
+ * zarr/part.c (and zarr/read.c for small selections) decode only the blocks
+ * a box needs, fetching only their bytes, for chunks stored in blocks
+ * (codec_blocks: blosc1) of at least PART_MIN bytes (read.c's TWO_STEP_MIN) in
+ * blocks of at least PART_BLOCK_MIN (part.c's MIN_BLOCK). The chunk's header
+ * (codec_chain_blocks) gives the block size and stored size. */
 #include "zarr/probe.h"
 
 #include <string.h>
@@ -23,22 +23,22 @@ int zarr_probe(zc_zarr *a, zarr_probe_info *out)
 {
     if (!a || !out) return zc__err(ZC_EINVAL, "zarr_probe: NULL argument");
     memset(out, 0, sizeof *out);
-    if (a->m.sharded || a->rchunk_nbytes == 0 || !codec_chain_is_blosc(a->chain)) return 0;
+    if (a->m.sharded || a->rchunk_nbytes == 0 || !codec_chain_has_blocks(a->chain)) return 0;
     int64_t c0[ZC_MAX_DIMS] = {0};
     char key[KEY_LEN];
     ZC_TRY(zarr_chunk_key(a, c0, key, sizeof key));
-    unsigned char head[CODEC_BLOSC_HEADER];
+    unsigned char head[CODEC_BLOCKS_HEAD];
     store_req q = {.key = key, .offset = 0, .length = sizeof head, .buf = head, .buf_cap = sizeof head};
     int rc = store_get_many(a->st, &q, 1);
     if (rc < 0) return rc;
     if (q.status != 0 || q.size != sizeof head) return 0; /* absent (fill) or too short: nothing known */
-    codec_blosc_header h;
-    if (!codec_blosc_parse(head, sizeof head, &h) || h.version != 2 || h.nbytes != a->rchunk_nbytes || h.cbytes == 0)
+    codec_blocks h;
+    if (!codec_chain_blocks(a->chain, head, sizeof head, &h) || !h.known || h.nbytes != a->rchunk_nbytes || h.cbytes == 0)
         return 0;
     out->ratio = (double)h.cbytes / (double)h.nbytes;
     /* a memcpyed buffer is decoded whole; zarr/part.c reads blocks of 16 KiB or
      * more by parts (smaller ones the usual way) */
-    if (!(h.flags & CODEC_BLOSC_MEMCPYED) && h.blocksize >= PART_BLOCK_MIN && h.blocksize <= h.nbytes &&
+    if (h.split && h.blocksize >= PART_BLOCK_MIN && h.blocksize <= h.nbytes &&
         h.nbytes >= PART_MIN)
         out->unit = h.blocksize;
     return 0;

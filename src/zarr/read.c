@@ -28,12 +28,13 @@
  * Reads much bigger than the cache (stream_dst) write the caller's buffer
  * with non-temporal stores where they copy or unshuffle rows into it.
  *
- * Blosc lz4+shuffle chunks that do not land contiguously in the caller's
- * buffer are decoded block by block into a block-sized piece of scratch and
- * unshuffled straight into place, only the selected items
- * (codec_blosc_fast_scatter): no pass over the whole decoded chunk, no strided
- * copy after it (for whole reads of (16, 256, 256) float32 chunks that copy
- * out of a 4 MiB scratch was 30% of the CPU). */
+ * Chunks stored in blocks (codec_blocks) that do not land contiguously in the
+ * caller's buffer are offered to the codec's scatter hook, which decodes them
+ * block by block into a block-sized piece of scratch and puts only the selected
+ * items in place (codec_chain_scatter; blosc takes lz4+shuffle chunks): no
+ * pass over the whole decoded chunk, no strided copy after it (for whole
+ * reads of (16, 256, 256) float32 chunks that copy out of a 4 MiB scratch was
+ * 30% of the CPU). */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,7 +45,6 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
-#include "codec/blosc_fast.h"
 #include "zarr/copy.h"
 #include "zarr/read.h"
 #include "zarr/select.h"
@@ -54,7 +54,7 @@
 #define GROUP_BYTES ((size_t)12 << 20)
 #define REMOTE_GROUP_BYTES ((size_t)64 << 20) /* HTTP/S3: more requests in flight per group (each a round trip) */
 #define MAX_RANGES 8 /* byte ranges per uncompressed unit */
-#define TWO_STEP_MIN ((size_t)256 << 10) /* blosc chunks this big: read a part's blocks only */
+#define TWO_STEP_MIN ((size_t)256 << 10) /* chunks in blocks this big: read a part's blocks only */
 #define PREFIX ((size_t)4096)            /* first read of such a part: header + block starts */
 #define KEY_LEN 1024
 #define MAP_MIN ((size_t)256 << 10) /* plain reads map chunk files of at least this decoded size */
@@ -76,8 +76,8 @@ typedef struct {
     size_t *arena_cap;
     shard_set shards;       /* sharded arrays: indexes of touched shards */
     bool identity;          /* stored bytes are the decoded bytes (bytes codec only) */
-    bool blosc;             /* stored chunks are blosc buffers (blosc codec only) */
-    bool scatter;           /* blosc codec only: try codec_blosc_fast_scatter for units not direct */
+    bool blocks;            /* stored chunks are in blocks fetched apart (codec_chain_has_blocks) */
+    bool scatter;           /* try codec_chain_scatter for units not direct */
     bool map_chunks;        /* unsharded, not identity: map chunk files (store_map) where the store can */
     bool drop_maps;         /* ZARR_READ_DROP: drop the pages of every mapping once decoded */
     bool drop_whole;        /* plain reads: drop those of chunks read whole, keep those read in part */
@@ -319,7 +319,7 @@ static int check_ranges(const read_ctx *r, const store_req *q, size_t nq)
     return 0;
 }
 
-/* Bytes [lo, hi) of a blosc chunk whose first bytes (header and block starts)
+/* Bytes [lo, hi) of a chunk in blocks whose first bytes (header and block starts)
  * are in q: fetch only the stored bytes of the blocks that hold them, placed
  * at their offsets in a buffer of the chunk's stored size (the rest of it is
  * never read), and decode those blocks into scratch. A block's stored bytes
@@ -336,19 +336,19 @@ static int read_blocks(const read_ctx *r, const store_req *q, uint64_t whole_len
     unsigned char *buf = NULL;
     int rc = 0;
     store_req seg = {.key = q->key};
-    codec_blosc_header h;
-    if (codec_blosc_parse(p, n, &h) && h.version == 2 && !(h.flags & CODEC_BLOSC_MEMCPYED)) {
+    codec_blocks h;
+    if (codec_chain_blocks(a->chain, p, n, &h) && h.known && h.split) {
         size_t nbytes = h.nbytes, bs = h.blocksize, cbytes = h.cbytes;
-        size_t nblocks = h.nblocks, table = CODEC_BLOSC_HEADER + 4 * nblocks;
+        size_t nblocks = h.nblocks, table = h.table;
         size_t j0 = bs ? lo / bs : 0, j1 = bs ? (hi - 1) / bs : 0;
         bool sized = whole_len == STORE_TO_END ? (q->total == 0 || q->total == cbytes) : whole_len == cbytes;
         if (nbytes == a->rchunk_nbytes && bs && table <= n && sized && !(j0 == 0 && j1 + 1 == nblocks) &&
             cbytes <= a->rchunk_nbytes * 2 + (1u << 20)) {
             size_t s0 = cbytes, s1 = table;
             for (size_t j = j0; j <= j1; j++) {
-                size_t at = codec_blosc_block_start(p, j), end = cbytes;
+                size_t at = codec_chain_block_start(a->chain, p, j), end = cbytes;
                 for (size_t k = 0; k < nblocks; k++) {
-                    size_t b = codec_blosc_block_start(p, k);
+                    size_t b = codec_chain_block_start(a->chain, p, k);
                     if (b > at && b < end) end = b;
                 }
                 if (at < s0) s0 = at;
@@ -359,14 +359,14 @@ static int read_blocks(const read_ctx *r, const store_req *q, uint64_t whole_len
              * of a block's streams would otherwise read unfetched bytes) */
             if (s0 >= table && s0 < s1 && s1 <= cbytes && (buf = zc__malloc(s1))) {
                 memcpy(buf, p, table);
-                for (int b = 0; b < 4; b++) buf[12 + b] = (unsigned char)(s1 >> (8 * b));
+                codec_chain_blocks_limit(a->chain, buf, s1);
                 seg.offset = q->offset + s0;
                 seg.length = s1 - s0;
                 seg.buf = buf + s0;
                 seg.buf_cap = s1 - s0;
                 if ((rc = store_get_many(a->st, &seg, 1)) < 0) goto out;
                 if (seg.status == 0 && seg.size == s1 - s0) {
-                    rc = codec_blosc_decode_range(buf, s1, scratch, a->rchunk_nbytes, lo, hi, &dlo, &dhi);
+                    rc = codec_chain_decode_blocks(a->chain, buf, s1, scratch, a->rchunk_nbytes, lo, hi, &dlo, &dhi);
                     if (rc < 0) dhi = 0; /* decoded whole below, with the whole chunk's message */
                     rc = 0;
                     if (dhi) {
@@ -412,7 +412,7 @@ typedef struct {
     size_t lo[GROUP_MAX], hi[GROUP_MAX];        /* bytes of the decoded unit the selection needs */
     int64_t coords[GROUP_MAX][ZC_MAX_DIMS];
     size_t reqi[GROUP_MAX], nranges[GROUP_MAX]; /* a unit's requests: reqi[i] .. + nranges[i] */
-    bool two[GROUP_MAX];                        /* request reqi[i] is the prefix of a blosc chunk */
+    bool two[GROUP_MAX];                        /* request reqi[i] is the prefix of a chunk in blocks */
     uint64_t whole_len[GROUP_MAX];              /* sharded: the inner chunk's length */
     const unsigned char *mdata[GROUP_MAX];      /* sharded, shard mapped: the inner chunk in place, no request */
     const char *mkey[GROUP_MAX];
@@ -522,9 +522,9 @@ static int decode_unit(group *g, size_t i)
             rc = ZC_ENOMEM;
             return rc;
         }
-        if (codec_blosc_fast_scatter(q->data, q->size, a->rchunk_nbytes, a->m.dtype.size, r->scratch[slot],
-                                     r->dst + dst_off, s->ostride, sstride, count, s->ndim, src_off, r->stream))
-            return 0;
+        codec_scatter sc = {a->m.dtype.size, r->scratch[slot], r->dst + dst_off, s->ostride, sstride, count, s->ndim,
+                            src_off, r->stream};
+        if (codec_chain_scatter(a->chain, q->data, q->size, &sc, 0, SIZE_MAX)) return 0;
     }
     if (!whole && r->steps) {
         /* a part of a unit decoded step-wise (zstd): a step at a time into scratch, each row
@@ -738,8 +738,8 @@ static int read_group(void *vctx, size_t gi, int slot)
                 reqs[nreq].length = hi[i] - lo[i];
                 arena_need += hi[i] - lo[i];
             }
-        } else if (r->blosc && !whole && hi[i] - lo[i] <= a->rchunk_nbytes / 2 && !a->st->io_depth) {
-            /* a small part of a big blosc chunk: its header and block starts
+        } else if (r->blocks && !whole && hi[i] - lo[i] <= a->rchunk_nbytes / 2 && !a->st->io_depth) {
+            /* a small part of a big chunk in blocks: its header and block starts
              * first (read_blocks fetches the blocks it needs); not on HTTP/S3,
              * where the second round trip costs more than the bytes saved */
             uint64_t len = reqs[nreq].length;
@@ -834,14 +834,14 @@ out:
 
 static int width(const zc_zarr *a) { return a->nthreads; }
 
-/* Small reads of mapped lz4+shuffle chunks: a task per needed blosc block,
+/* Small reads of mapped chunks in blocks: a task per needed block,
  * not per chunk, so that the threads share the blocks of a read touching one
  * or two chunks (1,000 random (4, 128, 128) crops of (16, 256, 256) float32
  * chunks: a fifth touch one chunk and ran on one thread, and the blocks of a
  * chunk need very different work); small blocks go several to a task (256
  * KiB or more). The caller maps the chunks; a task decodes its blocks'
  * selected items straight into place
- * (codec_blosc_fast_scatter_part). Units the fast decoder would not take
+ * (codec_chain_scatter of some blocks). Units the codec would not take
  * (short runs, a chunk that cannot be mapped or whose header does not add up,
  * one decoding straight into dst) are tasks of their own, read as usual
  * (read_group); so is, afterwards, any unit a block task declined (which
@@ -859,7 +859,7 @@ typedef struct {
     uint16_t tunit[SPLIT_TASKS];
     uint32_t tblock[SPLIT_TASKS];  /* the task's first block */
     size_t jlast[SPLIT_UNITS], per[SPLIT_UNITS]; /* the unit's last needed block, blocks per task */
-    size_t bsize[SPLIT_UNITS];                   /* its blosc block size: a task's scratch (one block at a time) */
+    size_t bsize[SPLIT_UNITS];                   /* its block size: a task's scratch (one block at a time) */
     bool whole[SPLIT_UNITS];
     atomic_bool declined[SPLIT_UNITS];
     uint16_t redo[SPLIT_UNITS];
@@ -876,10 +876,10 @@ static int split_task(void *vctx, size_t t, int slot)
      * pages to its next task */
     unsigned char *tmp = zc__malloc(c->bsize[u]);
     if (!tmp) return ZC_ENOMEM;
-    if (!codec_blosc_fast_scatter_part(c->mm[u].addr, c->mm[u].size, a->rchunk_nbytes, a->m.dtype.size, tmp,
-                                       r->dst + c->dst_off[u], r->s.ostride, c->sstride[u], c->count[u], r->s.ndim,
-                                       c->src_off[u], r->stream, j,
-                                       j + c->per[u] - 1 < c->jlast[u] ? j + c->per[u] - 1 : c->jlast[u]))
+    codec_scatter sc = {a->m.dtype.size, tmp,         r->dst + c->dst_off[u], r->s.ostride, c->sstride[u],
+                        c->count[u],     r->s.ndim,   c->src_off[u],          r->stream};
+    if (!codec_chain_scatter(a->chain, c->mm[u].addr, c->mm[u].size, &sc, j,
+                             j + c->per[u] - 1 < c->jlast[u] ? j + c->per[u] - 1 : c->jlast[u]))
         atomic_store(&c->declined[u], true);
     zc__free(tmp);
     return 0;
@@ -891,7 +891,7 @@ static int redo_task(void *vctx, size_t t, int slot)
     return read_group(c->r, c->redo[t], slot);
 }
 
-/* Whether codec_blosc_fast_scatter takes a unit's selection: its contiguous
+/* Whether codec_chain_scatter may take a unit's selection: its contiguous
  * runs (merged over trailing dims the selection spans whole) are 16 items or
  * more. */
 static bool runs_long(const read_ctx *r, const int64_t *count)
@@ -926,7 +926,7 @@ static int read_split(read_ctx *r, pool *p)
         unit_geometry(r, j, coord, &c->dst_off[i], &c->src_off[i], c->sstride[i], c->count[i], &whole);
         c->whole[i] = whole;
         size_t lo, hi, nb = 0, j0 = 0, per = 1;
-        codec_blosc_header h;
+        codec_blocks h;
         if (!(whole && contiguous_in_dst(s, c->count[i])) && runs_long(r, c->count[i])) {
             if ((rc = zarr_chunk_key(a, coord, key, KEY_LEN)) < 0) goto out;
             int mr = store_map(a->st, key, &c->mm[i]);
@@ -935,7 +935,7 @@ static int read_split(read_ctx *r, pool *p)
                 continue;
             }
             sel_extent(s, c->src_off[i], c->sstride[i], c->count[i], a->m.dtype.size, &lo, &hi);
-            if (mr == 0 && codec_blosc_parse(c->mm[i].addr, c->mm[i].size, &h) && h.nbytes == a->rchunk_nbytes &&
+            if (mr == 0 && codec_chain_blocks(a->chain, c->mm[i].addr, c->mm[i].size, &h) && h.nbytes == a->rchunk_nbytes &&
                 h.blocksize && h.cbytes == c->mm[i].size && hi <= h.nbytes) {
                 /* tasks of SPLIT_BYTES of blocks or more: each walks all the unit's rows */
                 j0 = lo / h.blocksize;
@@ -990,8 +990,8 @@ int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size,
     r.a = a;
     r.dst = dst;
     r.identity = codec_chain_is_identity(a->chain);
-    r.blosc = codec_chain_is_blosc(a->chain) && a->rchunk_nbytes >= TWO_STEP_MIN;
-    r.scatter = codec_chain_is_blosc(a->chain) && a->m.dtype.size > 1;
+    r.blocks = codec_chain_has_blocks(a->chain) && a->rchunk_nbytes >= TWO_STEP_MIN;
+    r.scatter = codec_chain_has_blocks(a->chain) && a->m.dtype.size > 1;
     r.steps = !r.identity && codec_chain_has_steps(a->chain);
     /* plain reads map only big chunks: for small ones a mapping, its page
      * faults and dropping its pages cost more than a batched read */
