@@ -44,8 +44,9 @@ void harness_skip(const char *fmt, ...)
 }
 
 /* Under AddressSanitizer RSS holds the shadow memory and the quarantine of
- * freed blocks: the RSS checks cannot hold there (the counted ones still do). */
-#if defined(__SANITIZE_ADDRESS__)
+ * freed blocks, under ThreadSanitizer its shadow and history: the RSS checks
+ * cannot hold there (the counted ones still do). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RSS_CHECKS 0
 #else
 #define RSS_CHECKS 1
@@ -143,7 +144,7 @@ void check_big_peak(size_t peak, size_t allowed, const char *what)
 {
     size_t bound = 2 * allowed + ((size_t)64 << 20);
     if (getenv("ZC_SHOW")) fprintf(stderr, "%s: peak RSS %.1f MB (bound %.1f MB)\n", what, peak / 1e6, bound / 1e6);
-#if !defined(__SANITIZE_ADDRESS__)
+#if RSS_CHECKS
     CHECK(peak > 0 && peak <= bound);
 #endif
 }

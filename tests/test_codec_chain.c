@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "codec/codec.h"
@@ -28,8 +29,9 @@ typedef struct {
 } tstate;
 
 static codec_ctx last_ctx;             /* ctx of the last test codec created */
-static const void *last_decode_dst;    /* dst of the last test decode call */
-static int decode_calls;               /* test decode calls */
+/* atomics: chain_shared_between_threads decodes on several threads at once */
+static _Atomic(const void *) last_decode_dst; /* dst of the last test decode call */
+static atomic_int decode_calls;               /* test decode calls */
 
 static int t_create(const json_t *cfg, const codec_ctx *ctx, void **state, const char *key)
 {
