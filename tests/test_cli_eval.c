@@ -281,7 +281,8 @@ TEST(eval_errors)
     CHECK(fails(&e, "vecdot(u, k[:6])", "vecdot: shapes (6, 10) and (6,) differ along axis -1", 1));
     CHECK(fails(&e, "k.T + (1).T", "'.T' applies to arrays, not an integer", 0));
     CHECK(fails(&e, "squeeze(u, 0)", "squeeze", 1));
-    CHECK(fails(&e, "linalg.eigh(u)", "function 'linalg.eigh' is not available", 0));
+    CHECK(fails(&e, "linalg.matrix_rank(u)", "function 'linalg.matrix_rank' is not available", 0));
+    CHECK(fails(&e, "linalg.eigh(u)", "eigh: the matrix must be square, not 6 x 10", 1));
     CHECK(fails(&e, "sum", "'sum' is a function: call it, as in sum(...)", 0));
     CHECK(fails(&e, "u.real", "attribute access ('.real') is not supported", 0));
     CHECK(fails(&e, "(u + 1)(2)", "only named functions can be called", 0));

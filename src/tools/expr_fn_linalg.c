@@ -1,7 +1,7 @@
 /* tools/expr_fn_linalg.c — handlers of linear algebra (matmul, tensordot,
  * vecdot, outer) and of decompositions and solvers (qr, svd, svdvals,
- * svd_compressed, solve, cholesky, inv, lstsq); several results make a tuple,
- * indexed: svd(a)[1]. */
+ * svd_compressed, solve, cholesky, inv, det, slogdet, eigh, eigvalsh, lstsq);
+ * several results make a tuple, indexed: svd(a)[1]. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +89,16 @@ int ex_fn_decomp(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *arg
         }
     } else if (!strcmp(api, "inv")) {
         rc = zc_inv(a, &r[0]);
+    } else if (!strcmp(api, "det")) {
+        rc = zc_det(a, &r[0]);
+    } else if (!strcmp(api, "slogdet")) {
+        rc = zc_slogdet(a, &r[0], &r[1]);
+        n = 2;
+    } else if (!strcmp(api, "eigh")) {
+        rc = zc_eigh(a, &r[0], &r[1]);
+        n = 2;
+    } else if (!strcmp(api, "eigvalsh")) {
+        rc = zc_eigh(a, &r[0], NULL);
     } else {
         if (args[2].kind != V_NONE)
             return ex_fail(args[2].col, "lstsq(): rcond is fixed at eps * max(M, N) (NumPy's default); leave it out");

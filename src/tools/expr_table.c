@@ -12,7 +12,7 @@
 /* names of the array API (and of NumPy) that zcube does not offer yet */
 static const char *const UNAVAILABLE[] = {
     "dot", "einsum", "inner", "result_type",
-    "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "eigh", "det",
+    "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "matrix_rank", "cross",
     "norm", "vector_norm", "matrix_norm", "trace", "diagonal", "pinv", "median", "quantile", "percentile",
     "average", "nanmean", "nansum",
 };
@@ -124,6 +124,14 @@ static const ex_fdef FUNCS[] = {
     {"linalg.cholesky", "a|x,upper", 1, 1, ex_fn_decomp, "cholesky", 0},
     {"inv", "a|x", 1, 1, ex_fn_decomp, "inv", 0},
     {"linalg.inv", "a|x", 1, 1, ex_fn_decomp, "inv", 0},
+    {"det", "a|x", 1, 1, ex_fn_decomp, "det", 0},
+    {"linalg.det", "a|x", 1, 1, ex_fn_decomp, "det", 0},
+    {"slogdet", "a|x", 1, 1, ex_fn_decomp, "slogdet", 0},
+    {"linalg.slogdet", "a|x", 1, 1, ex_fn_decomp, "slogdet", 0},
+    {"eigh", "a|x", 1, 1, ex_fn_decomp, "eigh", 0},
+    {"linalg.eigh", "a|x", 1, 1, ex_fn_decomp, "eigh", 0},
+    {"eigvalsh", "a|x", 1, 1, ex_fn_decomp, "eigvalsh", 0},
+    {"linalg.eigvalsh", "a|x", 1, 1, ex_fn_decomp, "eigvalsh", 0},
     {"lstsq", "a,b,rcond", 2, 2, ex_fn_decomp, "lstsq", 0},
     {"linalg.lstsq", "a,b,rcond", 2, 2, ex_fn_decomp, "lstsq", 0},
     /* the fft extension (also as fft.*): n=, axis=/axes=, norm="backward"|"ortho"|"forward" */

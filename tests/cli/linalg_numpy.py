@@ -4,7 +4,7 @@
 For matrices of several shapes and chunkings (tall-skinny, short-fat, square,
 one where TSQR recurses because the stacked R factors are taller than a band),
 runs `zcube eval` on qr(a)[i], svd(a)[i], svdvals(a), svd_compressed(...)[i],
-solve, inv, cholesky and lstsq(...)[i] with Zarr v2 inputs and outputs, and
+solve, inv, cholesky, det, slogdet(a)[i], eigh(a)[i], eigvalsh and lstsq(...)[i] with Zarr v2 inputs and outputs, and
 checks against numpy.linalg: singular values equal to 1e-10 (relative to the
 largest), Q·R = A and QᵀQ = I to 1e-10, |R| equal to NumPy's up to row signs,
 U·diag(S)·Vt = A, solve/inv/cholesky/lstsq values to 1e-10.
@@ -145,6 +145,20 @@ x, err = ev("cholesky(p)", ins)
 close(x, np.linalg.cholesky(p), 1e-10, "cholesky(p) " + err)
 x, err = ev("linalg.cholesky(p, upper=True)", ins)
 close(x, np.linalg.cholesky(p).T, 1e-10, "cholesky(p, upper=True) " + err)
+x, err = ev("det(a)", ins)
+close(x, np.linalg.det(a), 1e-10, "det(a) " + err)
+sign, logdet = np.linalg.slogdet(a)
+x, err = ev("linalg.slogdet(a)[0]", ins)
+close(x, sign, 0, "slogdet(a)[0] " + err)
+x, err = ev("slogdet(a)[1]", ins)
+close(x, logdet, 1e-12, "slogdet(a)[1] " + err)
+w_ref, v_ref = np.linalg.eigh(p)
+x, err = ev("linalg.eigh(p)[0]", ins)
+close(x, w_ref, 1e-10, "eigh(p)[0] " + err)
+v, err = ev("eigh(p)[1]", ins)
+close(None if v is None else v @ np.diag(w_ref) @ v.T, p, 1e-10, "eigh(p): V diag(w) Vt = P " + err)
+x, err = ev("eigvalsh(p)", ins)
+close(x, w_ref, 1e-10, "eigvalsh(p) " + err)
 x, err = ev("solve(a, b) - solve(a, b)[:, 0:3]", ins)
 close(x, np.zeros((n, 3)), 0, "solve in an expression " + err)
 m = 90
