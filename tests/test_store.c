@@ -610,8 +610,8 @@ TEST(concurrent_mem) { concurrent(K_MEM); }
 
 typedef struct {
     store *s;
-    atomic_int stop;
-    int reads, bad;
+    atomic_int stop, reads;
+    int bad;
 } atom_arg;
 
 /* Version v of "value": (1 + v) MiB of byte v + 1. */
@@ -659,24 +659,29 @@ static void readers_see_whole_values(int kind)
     for (int i = 0; i < 2; i++) {
         a[i] = (atom_arg){.s = s};
         atomic_init(&a[i].stop, 0);
+        atomic_init(&a[i].reads, 0);
         pthread_create(&t[i], NULL, atom_reader, &a[i]);
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* 0.6 s and 20 writes at least, and until the readers read 20 times (slow
+     * under ThreadSanitizer on a loaded machine), for at most 60 s */
     int writes = 0;
+    long ms;
     do {
         CHECK_OK(store_put(s, "value", val[writes % 2], vsize(writes % 2)));
         writes++;
         clock_gettime(CLOCK_MONOTONIC, &t1);
-    } while ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 600 || writes < 20);
+        ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    } while (ms < 60000 && (ms < 600 || writes < 20 || atomic_load(&a[0].reads) + atomic_load(&a[1].reads) < 20));
     int reads = 0;
     for (int i = 0; i < 2; i++) {
         atomic_store(&a[i].stop, 1);
         pthread_join(t[i], NULL);
         CHECK(a[i].bad == 0);
-        reads += a[i].reads;
+        reads += atomic_load(&a[i].reads);
     }
-    CHECK(reads > 10);
+    CHECK(reads >= 20);
     if (dir) CHECK(temp_files(dir) == 0);
     free(val[0]);
     free(val[1]);
