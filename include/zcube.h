@@ -629,7 +629,8 @@ ZC_API int zc_random_uniform(uint64_t seed, int ndim, const int64_t *shape, cons
                              double low, double high, zc_array **out);
 ZC_API int zc_random_normal(uint64_t seed, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype,
                             double mean, double stddev, zc_array **out);
-/** A scalar for expressions. "Weak" like a Python scalar: takes the other operand's dtype. */
+/** A scalar for expressions. "Weak" like a Python scalar: takes the other operand's dtype.
+ * With is_integer, value must be a whole number in int64's range (else ZC_EINVAL). */
 ZC_API int zc_scalar(double value, int is_integer, zc_array **out);
 
 /* ---- elementwise: the array API's 67 functions by name ("add", "sin", "where", ...) ---- */

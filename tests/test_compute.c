@@ -332,3 +332,26 @@ TEST(resume_skips_written_chunks)
     CHECK(system(cmd) == 0);
     zc_array_release(b); zc_array_release(two); zc_array_release(a);
 }
+
+/* An integer scalar must be a whole number in int64's range (it was cast to
+ * int64 with undefined behaviour; fuzz_plan_json found it through a saved
+ * plan, see fuzz/corpus/plan_json/repro-integer-scalar-out-of-int64). 2^63 is
+ * the double nearest to INT64_MAX and stands for it. */
+TEST(integer_scalars_in_int64_range)
+{
+    zc_array *s = NULL, *a, *b;
+    CHECK_ERR(zc_scalar(8.9e92, 1, &s), ZC_EINVAL, "int64");
+    CHECK_ERR(zc_scalar(1.5, 1, &s), ZC_EINVAL, "whole number");
+    CHECK_ERR(zc_scalar(-0x1p64, 1, &s), ZC_EINVAL, NULL);
+    CHECK(s == NULL);
+    CHECK_OK(zc_scalar(8.9e92, 0, &s)); /* a float is fine */
+    zc_array_release(s);
+    CHECK_OK(zc_scalar(0x1p63, 1, &s));
+    CHECK_OK(zc_arange(-3, 0, 1, ZC_INT64, 3, &a));
+    b = binop("add", a, s);
+    int64_t v[3];
+    zc_spec sp = spec_mem(64);
+    CHECK_OK(zc_compute_buffer(&sp, b, v, sizeof v, NULL));
+    CHECK(v[0] == INT64_MAX - 3 && v[2] == INT64_MAX - 1);
+    zc_array_release(b); zc_array_release(a); zc_array_release(s);
+}

@@ -100,8 +100,5 @@ int zc_scalar(double value, int is_integer, zc_array **out)
 {
     zc__err_clear();
     if (!out) return zc__err(ZC_EINVAL, "zc_scalar: NULL argument");
-    ZC_TRY(node_new(NODE_SCALAR, 0, NULL, NULL, is_integer ? ZC_INT64 : ZC_FLOAT64, 0, NULL, out));
-    (*out)->p.scalar.value = value;
-    (*out)->p.scalar.is_int = is_integer;
-    return 0;
+    return node_scalar(value, is_integer != 0, out);
 }

@@ -194,6 +194,11 @@ size_t node_chunk_bytes(const zc_array *a);
 
 /* A node reading the stored array at path of st (opens it; plan/source.c). */
 int node_from_zarr(zc_store *st, const char *path, zc_array **out);
+/* A scalar node: an int64 (is_int: value must be a whole number in int64's
+ * range, else ZC_EINVAL) or a float64 (plan/source.c). */
+int node_scalar(double value, bool is_int, zc_array **out);
+/* The value of an integer scalar node. */
+int64_t node_scalar_int(const zc_array *a);
 /* Region of input l of a broadcasting node root (its trailing dims aligned with
  * root's; size-1 dims broadcast) that region sel of root reads; with lstride
  * (may be NULL), the element strides of that region's C-order buffer along each

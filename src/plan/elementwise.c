@@ -71,7 +71,7 @@ static int result_dtype(int op, int nargs, zc_array *const *args, zc_dtype astyp
     for (int i = 0; i < nargs && rc >= 0; i++) {
         const zc_array *a = args[i];
         if (a->kind == NODE_SCALAR)
-            r[i] = a->p.scalar.is_int ? ew_const_i64(p, (int64_t)a->p.scalar.value) : ew_const_f64(p, a->p.scalar.value);
+            r[i] = a->p.scalar.is_int ? ew_const_i64(p, node_scalar_int(a)) : ew_const_f64(p, a->p.scalar.value);
         else
             r[i] = ew_input(p, i, a->dtype);
         if (r[i] < 0) rc = r[i];
@@ -120,7 +120,7 @@ static int compile(zc_array *root, zc_array *n, int *reg)
 {
     ew_program *p = root->p.ew.prog;
     if (n->kind == NODE_SCALAR) {
-        *reg = n->p.scalar.is_int ? ew_const_i64(p, (int64_t)n->p.scalar.value) : ew_const_f64(p, n->p.scalar.value);
+        *reg = n->p.scalar.is_int ? ew_const_i64(p, node_scalar_int(n)) : ew_const_f64(p, n->p.scalar.value);
         return *reg < 0 ? *reg : 0;
     }
     if (n->kind != NODE_EW || (n != root && n->mat)) {

@@ -250,11 +250,33 @@ static int scalar_to_json(const zc_array *a, json_t *o)
     return 0;
 }
 
+/* An integer scalar is kept as a double holding a whole int64 (2^63 standing
+ * for INT64_MAX, the double nearest to it). */
+static bool int64_valued(double v) { return v >= -0x1p63 && v <= 0x1p63 && v == trunc(v); }
+
+int64_t node_scalar_int(const zc_array *a)
+{
+    return a->p.scalar.value >= 0x1p63 ? INT64_MAX : (int64_t)a->p.scalar.value;
+}
+
+int node_scalar(double value, bool is_int, zc_array **out)
+{
+    if (is_int && !int64_valued(value))
+        return zc__err(ZC_EINVAL, "an integer scalar of %g: not a whole number in int64's range", value);
+    ZC_TRY(node_new(NODE_SCALAR, 0, NULL, NULL, is_int ? ZC_INT64 : ZC_FLOAT64, 0, NULL, out));
+    (*out)->p.scalar.value = value;
+    (*out)->p.scalar.is_int = is_int;
+    return 0;
+}
+
 static int scalar_from_json(const json_t *o, zc_array *a, int i)
 {
     if (a->ndim != 0) return zc__err(ZC_EFORMAT, "plan: node %d: a scalar has %d dimensions", i, a->ndim);
     a->p.scalar.value = json_number_value(json_object_get(o, "value"));
     a->p.scalar.is_int = json_is_true(json_object_get(o, "is_int"));
+    if (a->p.scalar.is_int && (a->dtype != ZC_INT64 || !int64_valued(a->p.scalar.value)))
+        return zc__err(ZC_EFORMAT, "plan: node %d: an integer scalar of %g (dtype %s)", i, a->p.scalar.value,
+                       zc_dtype_name(a->dtype));
     return 0;
 }
 
