@@ -10,8 +10,8 @@ chunks of 2^19 (4 MiB), no NaNs (Dask's np.unique would merge them). Cases
 (UNIQUE_CASES, default "few many"):
   few   floor(uniform(0, 1000)): 1000 distinct values — Dask's best case
         (np.unique per chunk, then once more over the concatenated partials);
-  many  round(normal * 2^20): about 2.9M distinct values (a tenth of the
-        elements), which Dask's last step holds at once with their counts.
+  many  round(normal * 2^20): 5.1M distinct values (at 0.25 GiB), which
+        Dask's last step holds at once with their counts.
 Dask: da.from_zarr, da.unique(x, return_counts=True), computed on
 UNIQUE_THREADS threads (default 2) into NumPy arrays. zcube:
 zc.unique_counts(zc.open(x)) under allowed_mem UNIQUE_MEM (default 64MB) on
