@@ -85,15 +85,16 @@ static int64_t overlap_max(int64_t s, int64_t a, int64_t b)
     /* A full chunk at offset r = j*b mod a overlaps (r + b - 1)/a + 1 chunks; r runs
      * over the multiples of g = gcd(a, b) with period a/g in j. */
     int64_t g = ck_gcd(a, b), period = a / g, m = nfull < period ? nfull : period;
+    /* no residue does worse than the largest, a - g (and no chunk overlaps more than all) */
+    int64_t cap = (a - g + b - 1) / a + 1, total = (s - 1) / a + 1;
+    if (cap > total) cap = total;
     if (m <= SCAN_MAX) {
-        for (int64_t j = 0; j < m; j++) {
+        for (int64_t j = 0; j < m && best < cap; j++) {
             int64_t st = j * b, c = (st + b - 1) / a - st / a + 1;
             if (c > best) best = c;
         }
-    } else { /* every residue occurs (or this bounds it from above) */
-        int64_t c = (a - g + b - 1) / a + 1, total = (s - 1) / a + 1;
-        if (c > total) c = total;
-        if (c > best) best = c;
+    } else if (cap > best) { /* every residue occurs (or this bounds it from above) */
+        best = cap;
     }
     return best;
 }
