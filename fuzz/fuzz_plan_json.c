@@ -179,6 +179,20 @@ static void setup(void)
     _exit(0);
 }
 
+#ifndef LLVMFuzzerTestOneInput
+/* The libFuzzer build: make the fixture before libFuzzer starts its RSS
+ * thread (it calls this first). setup() forks, and a fork while that thread
+ * holds the ASan allocator's lock left the child building the fixture
+ * blocked for ever (twice in a merge under load; docs/internals/fuzzing.md). */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    setup();
+    return 0;
+}
+#endif
+
 const char *fuzz_plan_json_seed_dir(void);
 const char *fuzz_plan_json_seed_dir(void)
 {
