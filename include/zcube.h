@@ -853,12 +853,16 @@ ZC_API int zc_outer(zc_array *x1, zc_array *x2, zc_array **out);
  *
  * Large matrices (any chunking; the work never needs a whole matrix in one task):
  *  - zc_qr, zc_svd, zc_svdvals on a tall-skinny m×n (m ≥ n) use TSQR: A in row
- *    bands of whole rows (its row chunks, at least n rows; rechunked first only if
- *    bands of its chunks exceed 64 MiB), each band factored in its own task, the
+ *    bands of whole rows, chosen when the plan is made for its bound: A's row
+ *    chunks (at least n rows) when their bands are at most 64 MiB (else bands of
+ *    64 MiB, A rechunked to them), halved down to n rows while a task would not
+ *    fit allowed_mem; each band factored in its own task, the
  *    stacked n×n R factors factored in one task when they are no taller than a band,
  *    else by TSQR again (recursively). n×n must fit in one task. qr reads A twice and
  *    writes Q; svdvals reads A once; svd reads A twice and writes U (the SVD of R is
- *    one task; U = Q·U_R is formed band by band, Q is never written).
+ *    one task; U = Q·U_R is formed band by band, Q is never written). Q and U
+ *    have chunks of the unbounded bands (narrower bands are copied to them), so
+ *    what is built on them does not depend on the bound.
  *  - short-fat (m < n): qr takes Q from the QR of A[:, :m] (m×m, one task) and
  *    R = triu(Qᵀ·A) by blocks of columns; svd/svdvals work on Aᵀ (svd(Aᵀ) transposed).
  * Reduced shapes, as NumPy's mode="reduced" / full_matrices=False, with k = min(m, n):
@@ -874,7 +878,7 @@ ZC_API int zc_svdvals(zc_array *a, zc_array **s);
  * Q_z = orth(Aᵀ·(A·Q_z)) starting from Q_z = Ω, with orth a TSQR (re-orthonormalized
  * after every pass over A); Y = A·Q_z, Q = orth(Y), Bᵀ = Aᵀ·Q, the SVD of Bᵀ (n × l,
  * by TSQR), U = Q·U_B[:, :k]. Passes over A: power_iters + 2 when A's chunks hold
- * whole rows and one row chunk is at most 256 MiB (Aᵀ·(A·X) takes one pass: per
+ * whole rows (Aᵀ·(A·X) takes one pass: per
  * band, T = A_b·X then A_bᵀ·T); otherwise 2·power_iters + 2 (A·X and Aᵀ·X by
  * blocks, the A side re-orthonormalized too). X is always small (n × l). With
  * zc_spec.cache_mem at least A's decoded size (a stored A), A is read from storage

@@ -707,6 +707,11 @@ TEST(worker_plan)
     CHECK(system(cmd0) == 0);
     CHECK(plan_resign(bad) == 0);
     CHECK_ERR(zc_plan_run(bad, 0, 0, -1, 1), ZC_EFORMAT, "band 0");
+    /* a TSQR request (bands not yet chosen) is never saved: one forged in is refused */
+    snprintf(cmd0, sizeof cmd0, "sed 's/\"tsqr_q\"/\"tsqr_request_q\"/' %s > %s", plan, bad);
+    CHECK(system(cmd0) == 0);
+    CHECK(plan_resign(bad) == 0);
+    CHECK_ERR(zc_plan_run(bad, 0, 0, -1, 1), ZC_EFORMAT, "request");
     zc_array *qz = NULL, *rz = NULL;
     CHECK_OK(zc_from_zarr(os, "q", &qz));
     CHECK_OK(zc_from_zarr(os, "r", &rz));
@@ -859,5 +864,62 @@ TEST(svd_compressed_source_cache)
         zc_array_release(xs);
         zc_store_close(ss);
     }
+    free(a);
+}
+
+/* tasks of the first tsqr_r stage of a's plan under `mb` MB (0: refused) */
+static int64_t tsqr_tasks(zc_array *a, size_t mb, char **json)
+{
+    zc_spec s = spec_mem(mb);
+    *json = NULL;
+    if (zc_plan_json(&s, 1, &a, NULL, json) < 0) return 0;
+    const char *p = strstr(*json, "\"kind\": \"tsqr_r\"");
+    const char *t = p ? strstr(p, "\"tasks\": ") : NULL;
+    return t ? atoll(t + 9) : -1;
+}
+
+TEST(tsqr_bands_fitted_to_bound)
+{
+    /* One 64 MB chunk (a caller's buffer). The planner fits TSQR's bands to the
+     * bound: one band of the whole chunk under 1 GB, narrower bands (read from
+     * the buffer as it is) under 24 MB, where a band of the chunk would not
+     * fit (this plan was refused when the bands were fixed). The two
+     * plans differ and both give R (up to the signs of its rows; measured <=
+     * projected) */
+    int64_t m = 400000, n = 20;
+    double *a = rand_matrix(m, n);
+    zc_array *x = mat(a, m, n, m, n), *r = NULL;
+    CHECK_OK(zc_qr(x, NULL, &r));
+    char *big = NULL, *small = NULL;
+    int64_t tb = tsqr_tasks(r, 1024, &big), ts = tsqr_tasks(r, 24, &small);
+    CHECK(tb == 1);
+    CHECK(ts > 1);
+    CHECK(big && small && strcmp(big, small) != 0);
+    zc_free(big);
+    zc_free(small);
+    double rv[2][400];
+    size_t mbs[2] = {1024, 24};
+    for (int i = 0; i < 2; i++) {
+        zc_spec s = spec_mem(mbs[i]);
+        zc_report *rep = NULL;
+        CHECK_OK(zc_compute_buffer(&s, r, rv[i], sizeof rv[i], &rep));
+        json_decref(report_checked(rep));
+    }
+    double e = 0;
+    for (int i = 0; i < n; i++) {
+        double sg = (rv[0][i * n + i] < 0) == (rv[1][i * n + i] < 0) ? 1 : -1;
+        for (int j = 0; j < n; j++) e = fmax(e, fabs(rv[0][i * n + j] - sg * rv[1][i * n + j]));
+    }
+    CHECK(e <= 1e-9 * fabs(rv[0][0]));
+    /* Q's chunks do not depend on the bound (its bands are copied to them) */
+    zc_array *q = NULL;
+    CHECK_OK(zc_qr(x, &q, NULL));
+    int64_t qs[2], qc[2];
+    int qnd;
+    CHECK_OK(zc_array_info(q, &qnd, qs, qc, NULL));
+    CHECK(qc[0] == m && qc[1] == n);
+    zc_array_release(q);
+    zc_array_release(r);
+    zc_array_release(x);
     free(a);
 }

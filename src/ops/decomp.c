@@ -1,9 +1,13 @@
 /* ops/decomp.c — QR, SVD, randomized SVD, solve, cholesky, inv and lstsq as
  * plans of NODE_DECOMP nodes (plan/decomp.h).
  *
- * TSQR (tall-skinny QR, m ≥ n). A is cut into row bands of whole rows (its own
- * row chunks when they are no larger than BAND_MAX, rounded up to at least n
- * rows; otherwise A is rechunked to bands first). Stage 1 (TSQR_R) factors every
+ * TSQR (tall-skinny QR, m ≥ n). The ops make requests (REQ_R for R, REQ_Q for
+ * Q or U, plan/decomp.h) whose bands the planner chooses for its bound: A is
+ * cut into row bands of whole rows, its own row chunks (rounded up to at least
+ * n rows) when they are no larger than BAND_TARGET, else bands of BAND_TARGET;
+ * halved (down to n rows) while a task of any stage would exceed the bound
+ * (expand_r); bands are read from A as it is or from A rechunked to them.
+ * Stage 1 (TSQR_R) factors every
  * band and writes only its R factor; the R factors, stacked, form S (about
  * nbands·n × n). If S is no taller than one band of the level (the rows one task
  * already holds) it is factored in one task (QR_Q and QR_R of S); otherwise S is
@@ -24,10 +28,11 @@
 #include "core/error.h"
 #include "plan/decomp.h"
 
-#define BAND_MAX ((int64_t)64 << 20) /* bytes of one row band, when A's chunks do not say */
+/* bytes of one row band at most, and of Q's chunks: larger bands gain little
+ * and spread over fewer threads (the bound may make them smaller) */
+#define BAND_TARGET ((int64_t)64 << 20)
 #define ATB_GROUPS 64                /* at most this many partial products of Xᵀ·Y (summed by a reduction) */
 #define PARTS_MAX ((int64_t)256 << 20) /* ... holding at most these bytes together */
-#define FUSE_BAND_MAX ((int64_t)256 << 20) /* Aᵀ·(A·X) in one pass when a band of whole rows is at most this */
 #define KEEP_MAX 512
 
 /* temporaries of one call, released at its end */
@@ -141,22 +146,30 @@ static int first_n(keep *k, zc_array *a, int64_t n, zc_array **out)
     return 0;
 }
 
-/* Row band of a tall matrix: aligned to its row chunks, at least n rows. May rechunk *a. */
-static int top_band(keep *k, zc_array **a, int64_t *band)
+/* Rows per band of a tall matrix from its chunks alone: its row chunks (at
+ * least n rows), at most BAND_TARGET bytes, at most m. */
+static int64_t pref_band(const zc_array *a)
 {
-    int64_t m = (*a)->shape[0], n = (*a)->shape[1], c0 = (*a)->chunks[0];
+    int64_t m = a->shape[0], n = a->shape[1], c0 = a->chunks[0];
     int64_t rb = c0 < n ? c0 * ck_ceildiv(n, c0) : c0;
-    int64_t cap = max64(n, BAND_MAX / (8 * n));
-    if (rb > cap && m > cap) {
-        /* bands of A's chunks would not fit: rechunk to bands of whole rows */
-        int64_t ch[2] = {cap, n};
-        zc_array *r = NULL;
-        int rc = zc_rechunk(*a, ch, &r);
-        ZC_TRY(hold(k, rc, r));
-        *a = r;
-        rb = cap;
+    int64_t cap = max64(n, BAND_TARGET / (8 * n));
+    if (rb > cap && m > cap) rb = cap;
+    return min64(rb, m) < n ? n : min64(rb, m);
+}
+
+/* a cut in bands of `band` rows: a itself when its chunks give those bands,
+ * else a rechunked to them */
+static int banded(keep *k, zc_array *a, int64_t band, zc_array **out)
+{
+    if (band % a->chunks[0] == 0 || band >= a->shape[0]) {
+        *out = a;
+        return 0;
     }
-    *band = min64(rb, m) < n ? n : min64(rb, m);
+    int64_t ch[2] = {band, a->shape[1]};
+    zc_array *r = NULL;
+    int rc = zc_rechunk(a, ch, &r);
+    ZC_TRY(hold(k, rc, r));
+    *out = r;
     return 0;
 }
 
@@ -192,14 +205,127 @@ static int tsqr_q(keep *k, zc_array *a, int64_t band, zc_array *qs, zc_array *w,
     return node(k, LA_TSQR_Q, 2, shape, chunks, w ? 3 : 2, in, band, 0, q);
 }
 
+/* ---- TSQR requests, fitted to the bound at plan time ---- */
+
+typedef size_t (*task_proj_fn)(const zc_array *a, const int64_t *block);
+
+/* REQ_R a made the QR_R of the last stacked R (r) of the TSQR of A read as ab
+ * in bands of `band` rows, Q_S (qs, or NULL) kept for its REQ_Q. */
+static void adopt_r(zc_array *a, zc_array *r, zc_array *ab, zc_array *qs, int64_t band)
+{
+    zc_array *s = r->inputs[0]; /* r is QR_R(s) */
+    zc_array_retain(s);
+    zc_array_retain(ab);
+    zc_array_retain(qs);
+    zc_array_release(a->inputs[0]);
+    a->inputs[0] = s;
+    memset(&a->p, 0, sizeof a->p);
+    a->p.decomp.op = LA_QR_R;
+    a->p.decomp.fact_a = ab;
+    a->p.decomp.fact_qs = qs;
+    a->p.decomp.fact_band = band;
+}
+
+/* REQ_R a adopts the TSQR of A in bands of `band` rows, read straight from A
+ * (direct) or from A rechunked to the bands unless its chunks give them, when
+ * every task of it and of the TSQR_Q its REQ_Q will make fits limit (or when
+ * forced); *done says whether it did. */
+static int try_band(zc_array *a, int64_t band, bool direct, bool force, size_t limit, task_proj_fn task_proj,
+                    bool *done)
+{
+    zc_array *A = a->inputs[0], *ab = A, *qs = NULL, *r = NULL, *q = NULL;
+    int want = (int)a->p.decomp.group;
+    keep k = {.n = 0};
+    int rc = direct ? 0 : banded(&k, A, band, &ab);
+    if (rc == 0) rc = tsqr_factor(&k, ab, band, want ? &qs : NULL, &r);
+    /* Q · W is made with W n×n: r stands in for it */
+    if (rc == 0 && want) rc = tsqr_q(&k, ab, band, qs, want == 2 ? r : NULL, &q);
+    zc_array *roots[2] = {r, q};
+    *done = rc == 0 && (force || decomp_fits(roots, 2, A, limit, task_proj));
+    if (*done) adopt_r(a, r, ab, qs, band);
+    drop(&k);
+    return rc;
+}
+
+/* Plan time: REQ_R a becomes the TSQR of its input A with the widest bands
+ * whose tasks fit `limit`: bands of A's chunks (pref_band), else halved down
+ * to n rows, each read from A as it is or, failing that, from A rechunked to
+ * them. With none fitting, bands of n rows are kept and the planner names the
+ * stage over the bound. */
+static int expand_r(zc_array *a, size_t limit, task_proj_fn task_proj)
+{
+    if (a->p.decomp.op != LA_REQ_R) return 0; /* expanded already, by its REQ_Q */
+    int64_t n = a->inputs[0]->shape[1], band = pref_band(a->inputs[0]);
+    bool done = false;
+    ZC_TRY(try_band(a, band, false, band == n, limit, task_proj, &done));
+    while (!done) {
+        band = max64(n, band / 2);
+        ZC_TRY(try_band(a, band, true, false, limit, task_proj, &done));
+        if (!done) ZC_TRY(try_band(a, band, false, band == n, limit, task_proj, &done));
+    }
+    return 0;
+}
+
+/* REQ_Q a (inputs A, its REQ_R, optionally W) becomes the TSQR_Q of the bands
+ * its REQ_R chose, copied to a's chunks when those differ. */
+static int expand_q(zc_array *a, size_t limit, task_proj_fn task_proj)
+{
+    zc_array *req = a->inputs[1], *w = a->ninputs > 2 ? a->inputs[2] : NULL, *q = NULL;
+    ZC_TRY(expand_r(req, limit, task_proj));
+    zc_array *ab = req->p.decomp.fact_a, *qs = req->p.decomp.fact_qs;
+    int64_t band = req->p.decomp.fact_band;
+    if (!qs) return zc__err(ZC_EINTERNAL, "plan: a TSQR Q request whose R request kept no Q");
+    if (band == a->chunks[0]) {
+        zc_array_retain(ab);
+        zc_array_retain(qs);
+        zc_array_release(a->inputs[0]);
+        zc_array_release(req);
+        a->inputs[0] = ab;
+        a->inputs[1] = qs;
+        memset(&a->p, 0, sizeof a->p);
+        a->p.decomp.op = LA_TSQR_Q;
+        a->p.decomp.band = band;
+        return 0;
+    }
+    keep k = {.n = 0};
+    ZC_TRY(tsqr_q(&k, ab, band, qs, w, &q));
+    zc_array_retain(q);
+    for (int i = 0; i < a->ninputs; i++) zc_array_release(a->inputs[i]);
+    drop(&k);
+    memset(&a->p, 0, sizeof a->p); /* a rechunk has no parameters */
+    a->kind = NODE_RECHUNK;
+    a->inputs[0] = q;
+    a->ninputs = 1;
+    return 0;
+}
+
+/* R (n×n) of the TSQR of a tall float64 a; want: what of Q a req_q will ask
+ * (0 none, 1 Q, 2 Q·W). */
+static int req_r(keep *k, zc_array *a, int want, zc_array **r)
+{
+    int64_t n = a->shape[1], sq[2] = {n, n};
+    ZC_TRY(node(k, LA_REQ_R, 2, sq, sq, 1, &a, 0, want, r));
+    (*r)->p.decomp.expand = expand_r;
+    return 0;
+}
+
+/* Q (· W, n×w) of the TSQR of a whose R request is r, in chunks of pref_band rows. */
+static int req_q(keep *k, zc_array *a, zc_array *r, zc_array *w, zc_array **q)
+{
+    int64_t wc = w ? w->shape[1] : a->shape[1];
+    int64_t shape[2] = {a->shape[0], wc}, chunks[2] = {pref_band(a), wc};
+    zc_array *in[3] = {a, r, w};
+    ZC_TRY(node(k, LA_REQ_Q, 2, shape, chunks, w ? 3 : 2, in, 0, 0, q));
+    (*q)->p.decomp.expand = expand_q;
+    return 0;
+}
+
 /* Orthonormal basis (reduced Q) of a tall matrix. */
 static int orth(keep *k, zc_array *y, zc_array **q)
 {
-    int64_t band;
-    ZC_TRY(top_band(k, &y, &band));
-    zc_array *qs, *r;
-    ZC_TRY(tsqr_factor(k, y, band, &qs, &r));
-    return tsqr_q(k, y, band, qs, NULL, q);
+    zc_array *r;
+    ZC_TRY(req_r(k, y, 1, &r));
+    return req_q(k, y, r, NULL, q);
 }
 
 /* x (m×kk) · w (kk×c), w small. */
@@ -260,13 +386,11 @@ static int qr_impl(keep *k, zc_array *a, zc_array **q, zc_array **r)
     ZC_TRY(as_f64(k, "qr", "a", a, 2, &a64));
     int64_t m = a64->shape[0], n = a64->shape[1];
     if (m >= n) {
-        int64_t band;
-        ZC_TRY(top_band(k, &a64, &band));
-        zc_array *qs = NULL, *rr = NULL, *qq;
-        ZC_TRY(tsqr_factor(k, a64, band, q ? &qs : NULL, &rr));
+        zc_array *rr, *qq;
+        ZC_TRY(req_r(k, a64, q ? 1 : 0, &rr));
         give(rr, r);
         if (!q) return 0;
-        ZC_TRY(tsqr_q(k, a64, band, qs, NULL, &qq));
+        ZC_TRY(req_q(k, a64, rr, NULL, &qq));
         give(qq, q);
         return 0;
     }
@@ -305,11 +429,9 @@ int zc_qr(zc_array *a, zc_array **q, zc_array **r)
 /* SVD of a tall float64 a (m ≥ n): u (m×n), s (n), vt (n×n); any may be NULL. */
 static int svd_tall(keep *k, zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
 {
-    int64_t band, n = a->shape[1];
-    ZC_TRY(top_band(k, &a, &band));
-    zc_array *qs = NULL, *r = NULL, *x;
-    ZC_TRY(tsqr_factor(k, a, band, u ? &qs : NULL, &r));
-    int64_t sq[2] = {n, n};
+    int64_t n = a->shape[1], sq[2] = {n, n};
+    zc_array *r, *x;
+    ZC_TRY(req_r(k, a, u ? 2 : 0, &r));
     if (s) {
         ZC_TRY(small(k, LA_SVD_S, 1, sq, 1, &r, &x));
         *s = x;
@@ -321,7 +443,7 @@ static int svd_tall(keep *k, zc_array *a, zc_array **u, zc_array **s, zc_array *
     if (u) {
         zc_array *ur;
         ZC_TRY(small(k, LA_SVD_U, 2, sq, 1, &r, &ur));
-        ZC_TRY(tsqr_q(k, a, band, qs, ur, &x));
+        ZC_TRY(req_q(k, a, r, ur, &x));
         *u = x;
     }
     return 0;
@@ -419,7 +541,7 @@ static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, in
     zc_array *omega = NULL, *y, *q, *z, *qz, *bt;
     int rc = zc_random_normal(seed, 2, oshape, ochunks, ZC_FLOAT64, 0.0, 1.0, &omega);
     ZC_TRY(hold(k, rc, omega));
-    if (power_iters > 0 && a64->chunks[1] == n && a64->chunks[0] * n * 8 <= FUSE_BAND_MAX) {
+    if (power_iters > 0 && a64->chunks[1] == n) {
         /* Z = Aᵀ(A·Q_z) in one pass, re-orthonormalized after every pass: q + 2 passes */
         qz = omega;
         for (int it = 0; it < power_iters; it++) {
@@ -428,7 +550,7 @@ static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, in
         }
         ZC_TRY(prod(k, a64, qz, &y));
     } else {
-        /* chunks across the columns, or bands of whole rows too large: A·X and Aᵀ·X by blocks,
+        /* chunks across the columns: A·X and Aᵀ·X by blocks,
          * 2·q + 2 passes */
         ZC_TRY(prod(k, a64, omega, &y));
         for (int it = 0; it < power_iters; it++) {

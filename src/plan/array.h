@@ -129,7 +129,17 @@ struct zc_array {
             int (*expand)(zc_array *a, size_t limit);
             int64_t line_cap;             /* a request's longest line in one task (tests; 0: the bound's) */
         } fft;
-        struct { int op; int64_t band, group; } decomp; /* plan/decomp.h: la_op, rows per band, bands per group */
+        struct {                          /* plan/decomp.h */
+            int op;                       /* la_op */
+            int64_t band, group;          /* rows per band, bands per group (REQ_R: what of Q is asked) */
+            /* A TSQR request (REQ_R, REQ_Q: ops/decomp.c) not yet fitted to a bound:
+             * at plan time the kind's expansion calls this builder; NULL otherwise. */
+            int (*expand)(zc_array *a, size_t limit, size_t (*task_proj)(const zc_array *a, const int64_t *block));
+            /* REQ_R once expanded (per plan, retained): the matrix cut into bands
+             * of fact_band rows and the Q of its stacked R factors, for REQ_Q */
+            zc_array *fact_a, *fact_qs;
+            int64_t fact_band;
+        } decomp;
         struct {                          /* plan/sort.h */
             int axis;                     /* sorted dim of the values' array */
             int step;                     /* sort_step */

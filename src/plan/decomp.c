@@ -15,7 +15,9 @@
 static const char *const NAMES[LA_NOPS] = {
     "tsqr_r", "tsqr_q", "matmul_small", "matmul_t", "qr_q", "qr_r", "svd_u", "svd_s", "svd_vt", "solve", "cholesky",
     "inv", "lstsq_x", "lstsq_residuals", "lstsq_rank", "lstsq_s", "ata_x", "det", "slogdet_sign", "slogdet_log",
-    "eigh_w", "eigh_v"};
+    "eigh_w", "eigh_v", "tsqr_request_r", "tsqr_request_q"};
+
+static bool is_request(const zc_array *a) { return a->p.decomp.op == LA_REQ_R || a->p.decomp.op == LA_REQ_Q; }
 
 int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
                 zc_array *const *inputs, int64_t band, int64_t group, zc_array **out)
@@ -270,6 +272,7 @@ static int decomp_region(zc_array *a, const zc_range *sel, void *out)
         if (a->inputs[i]->dtype != ZC_FLOAT64)
             return zc__err(ZC_EINTERNAL, "%s: input %d is %s, not float64", decomp_name(a), i,
                            zc_dtype_name(a->inputs[i]->dtype));
+    if (is_request(a)) return zc__err(ZC_EINTERNAL, "plan: a TSQR request not expanded to its bands");
     switch ((la_op)a->p.decomp.op) {
     case LA_TSQR_R: return tsqr_r_block(a, sel[0].start / a->chunks[0], out);
     case LA_TSQR_Q: return tsqr_q_block(a, sel[0].start / a->chunks[0], out);
@@ -329,6 +332,7 @@ static size_t decomp_proj(const zc_array *a, const zc_range *sel, node_proj_fn p
         int64_t band = min64(a->p.decomp.band, m), l = a->inputs[1]->shape[1];
         return region2(A, 0, band, 0, n, proj) + whole(a->inputs[1], proj) + (size_t)(ATAX_SUB * l + 1) * sizeof(double);
     }
+    case LA_REQ_R: case LA_REQ_Q: return 0; /* expanded before any projection */
     default: break;
     }
     size_t t = whole(A, proj) + (a->ninputs > 1 ? whole(a->inputs[1], proj) : 0);
@@ -351,6 +355,7 @@ static size_t decomp_proj(const zc_array *a, const zc_range *sel, node_proj_fn p
 
 static int decomp_to_json(const zc_array *a, json_t *o)
 {
+    if (is_request(a)) return zc__err(ZC_EINTERNAL, "plan: a TSQR request not expanded to its bands");
     json_object_set_new(o, "op", json_string(decomp_name(a)));
     json_object_set_new(o, "band", json_integer(a->p.decomp.band));
     json_object_set_new(o, "group", json_integer(a->p.decomp.group));
@@ -431,6 +436,8 @@ static int decomp_from_json(const json_t *o, zc_array *a, int node)
     for (int i = 0; name && i < LA_NOPS; i++)
         if (!strcmp(name, NAMES[i])) op = i;
     if (op < 0) return zc__err(ZC_EFORMAT, "plan: unknown linear algebra operation '%s'", name ? name : "(none)");
+    if (op == LA_REQ_R || op == LA_REQ_Q)
+        return zc__err(ZC_EFORMAT, "plan: %s node: a request is fitted to its bands before a plan is saved", name);
     a->p.decomp.op = op;
     a->p.decomp.band = json_integer_value(json_object_get(o, "band"));
     a->p.decomp.group = json_integer_value(json_object_get(o, "group"));
@@ -443,8 +450,57 @@ static int decomp_from_json(const json_t *o, zc_array *a, int node)
     return 0;
 }
 
+/* ---- requests ---- */
+
+static int decomp_expand(zc_array *a, size_t limit, size_t (*task_proj)(const zc_array *a, const int64_t *block))
+{
+    return a->p.decomp.expand ? a->p.decomp.expand(a, limit, task_proj) : 0;
+}
+
+static void decomp_clone(zc_array *c)
+{
+    c->p.decomp.fact_a = c->p.decomp.fact_qs = NULL;
+}
+
+static void decomp_release(zc_array *a)
+{
+    zc_array_release(a->p.decomp.fact_a);
+    zc_array_release(a->p.decomp.fact_qs);
+}
+
+/* The nodes under a that are not yet in the plan, marked as materialized
+ * (stage 0) into l; false when l is full. */
+#define FITS_MAX 256
+typedef struct {
+    zc_array *v[FITS_MAX];
+    int n;
+} fits_list;
+
+static bool mark_new(fits_list *l, zc_array *a, const zc_array *stop)
+{
+    if (a == stop || a->stage >= 0) return true;
+    if (l->n == FITS_MAX) return false;
+    a->stage = 0;
+    l->v[l->n++] = a;
+    for (int i = 0; i < a->ninputs; i++)
+        if (!mark_new(l, a->inputs[i], stop)) return false;
+    return true;
+}
+
+bool decomp_fits(zc_array *const *roots, int nroots, const zc_array *stop, size_t limit,
+                 size_t (*task_proj)(const zc_array *a, const int64_t *block))
+{
+    fits_list l = {.n = 0};
+    bool ok = true;
+    for (int i = 0; i < nroots && ok; i++) ok = !roots[i] || mark_new(&l, roots[i], stop);
+    for (int i = 0; i < l.n && ok; i++)
+        if (l.v[i]->kind == NODE_DECOMP) ok = task_proj(l.v[i], NULL) <= limit;
+    for (int i = 0; i < l.n; i++) l.v[i]->stage = -1;
+    return ok;
+}
+
 const node_kind_def kind_decomp = {
     .json = "decomp", .flags = KIND_STORED | KIND_BLAS, .min_inputs = 1, .max_inputs = NODE_MAX_INPUTS,
     .name = decomp_name, .region = decomp_region, .proj = decomp_proj, .to_json = decomp_to_json,
-    .from_json = decomp_from_json,
+    .from_json = decomp_from_json, .clone = decomp_clone, .release = decomp_release, .expand = decomp_expand,
 };

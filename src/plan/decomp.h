@@ -19,6 +19,15 @@
  *   ATAX     partial products Aᵀ·(A·X) of A (m×n) and X (n×l, small): shape (G, n, l),
  *            one chunk per group; a task pulls X once, then per band of `band` rows
  *            (whole rows) T = A_b·X and adds A_bᵀ·T: A·X and Aᵀ·(A·X) in one pass
+ *   REQ_R    request (as zc_qr, zc_svd... make it): R (n×n) of the TSQR of
+ *            input A, `group` saying what of Q a REQ_Q will ask (0 none, 1 Q,
+ *            2 Q·W); bound-free: its expansion (p.decomp.expand, ops/decomp.c)
+ *            chooses the bands for the plan's bound and makes it the QR_R of
+ *            the last stacked R, keeping the banded A and the Q of the stacked R
+ *            factors (fact_a, fact_qs) for the REQ_Q that shares it
+ *   REQ_Q    request: Q (· W) of the TSQR of A; inputs A, its REQ_R, optionally W;
+ *            chunks (rows, w) fixed from A's chunks; expanded after its REQ_R
+ *            into a TSQR_Q of those bands (copied to its chunks when they differ)
  *   QR_Q, QR_R, SVD_U, SVD_S, SVD_VT, SOLVE, CHOLESKY, INV, LSTSQ_*, DET,
  *   SLOGDET_SIGN, SLOGDET_LOG (0-d), EIGH_W (n), EIGH_V (n×n): one block
  *            computed from whole inputs that fit in one task (LAPACK) */
@@ -30,11 +39,17 @@
 typedef enum {
     LA_TSQR_R, LA_TSQR_Q, LA_PROD, LA_ATB, LA_QR_Q, LA_QR_R, LA_SVD_U, LA_SVD_S, LA_SVD_VT, LA_SOLVE, LA_CHOLESKY,
     LA_INV, LA_LSTSQ_X, LA_LSTSQ_RES, LA_LSTSQ_RANK, LA_LSTSQ_S, LA_ATAX, LA_DET, LA_SLOGDET_SIGN, LA_SLOGDET_LOG,
-    LA_EIGH_W, LA_EIGH_V, LA_NOPS
+    LA_EIGH_W, LA_EIGH_V, LA_REQ_R, LA_REQ_Q, LA_NOPS
 } la_op;
 
 /* A new decomp node (inputs retained). */
 int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
                 zc_array *const *inputs, int64_t band, int64_t group, zc_array **out);
+
+/* At expansion: whether every decomp node of the graph between roots and the
+ * nodes already in the plan (stage >= 0, or `stop`) fits a task budget of
+ * `limit` bytes as task_proj projects it, those nodes counted as materialized. */
+bool decomp_fits(zc_array *const *roots, int nroots, const zc_array *stop, size_t limit,
+                 size_t (*task_proj)(const zc_array *a, const int64_t *block));
 
 #endif
