@@ -41,6 +41,11 @@ TSAN_TESTS='^(core\.|codec\.|store\.|zarr\.|loader\.|kernels\.ew_threads|compute
 bash scripts/build.sh build-tsan -DZC_WERROR=ON -DZC_TSAN=ON -DZC_PYTHON=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" run_ctest build-tsan --timeout 1200 -R "$TSAN_TESTS"
 
+# The Release build the benchmarks use (bench/*.sh, build-bench) compiles
+# without warnings: -O3 finds "may be used uninitialized" paths -O2 does not,
+# and a broken build-bench leaves the benchmarks running stale binaries.
+bash scripts/build.sh build-release -DZC_WERROR=ON -DCMAKE_BUILD_TYPE=Release
+
 # The libFuzzer binaries (clang) replay every committed corpus: the clang build
 # and the campaign tooling stay working (docs/internals/fuzzing.md).
 bash scripts/fuzz.sh 0 "$jobs"

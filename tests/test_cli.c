@@ -337,8 +337,8 @@ static int mark_run(uint64_t sel_off, uint64_t box_off, uint64_t n, void *vctx)
 static void check_walk(int ndim, const int64_t *shape, const zc_range *sel_in, const int64_t *unit,
                        size_t itemsize, uint64_t budget, int expect_aligned)
 {
-    zc_range sel[ZC_MAX_DIMS];
-    int64_t count[ZC_MAX_DIMS];
+    zc_range sel[ZC_MAX_DIMS] = {{0}};
+    int64_t count[ZC_MAX_DIMS] = {0};
     uint64_t total = 1;
     for (int d = 0; d < ndim; d++) {
         sel[d] = sel_in ? sel_in[d] : (zc_range){0, shape[d], 1};

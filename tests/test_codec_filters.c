@@ -636,7 +636,7 @@ TEST(filt_fso_numcodecs_values)
                  cases[t].offset, cases[t].scale, cases[t].dtype, cases[t].astype);
         codec c;
         CHECK_OK(create_v2(cfg, &c));
-        size_t n;
+        size_t n = 0;
         unsigned char *a = ramp_array(cases[t].dtype, 1.2345, 1001, &n);
         zc_buf e = {0};
         CHECK_OK(enc(&c, a, n, &e));
@@ -734,7 +734,7 @@ TEST(filt_quantize_numcodecs_values)
                  cases[t].digits, cases[t].dtype, cases[t].astype);
         codec c;
         CHECK_OK(create_v2(cfg, &c));
-        size_t n;
+        size_t n = 0;
         unsigned char *a = ramp_array(cases[t].dtype, 1.2345 / 50, 1001, &n);
         zc_buf e = {0};
         CHECK_OK(enc(&c, a, n, &e));
@@ -824,7 +824,7 @@ TEST(filt_bitround_numcodecs_values)
         snprintf(cfg, sizeof cfg, "{\"id\":\"bitround\",\"keepbits\":%d}", cases[t].keep);
         codec c;
         CHECK_OK(create_json(cfg, &ctx, &c));
-        size_t n;
+        size_t n = 0;
         unsigned char *a = ramp_array(cases[t].dtype, 123.457, 1001, &n);
         num_fmt f;
         CHECK_OK(codec_num_fmt(&dt, "t", "t", false, &f));

@@ -64,14 +64,13 @@ void zc__err_set_text(const char *msg)
     }
 }
 
-int zc__err(int code, const char *fmt, ...)
+void zc__err_msg(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(errmsg, sizeof errmsg, fmt, ap);
     va_end(ap);
     memfig.set = false;
-    return code;
 }
 
 int zc__err_mem(size_t projected, size_t allowed, const char *fmt, ...)

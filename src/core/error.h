@@ -11,8 +11,17 @@
 
 #define ZC_ERRMSG_MAX 1024
 
-/* Set the thread's message (printf format) and return `code`. */
-int zc__err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* zc__err(code, fmt, ...): set the thread's message (printf format) and give
+ * `code`. A macro so that the compiler sees the (negative) code returned: a
+ * value a ZC_TRY'd call sets on success is then known set (no false "may be
+ * used uninitialized" at -O3). */
+void zc__err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define zc__err(code, ...)                                                      \
+    __extension__({                                                             \
+        int zc_code_ = (code);                                                  \
+        zc__err_msg(__VA_ARGS__);                                               \
+        zc_code_;                                                               \
+    })
 /* As zc__err for ZC_EMEMBOUND, also keeping the refusal's figures: bytes per
  * task projected and allowed (zc_errmem). Returns ZC_EMEMBOUND. */
 int zc__err_mem(size_t projected, size_t allowed, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -67,7 +67,7 @@ static int result_dtype(int op, int nargs, zc_array *const *args, zc_dtype astyp
 {
     ew_program *p;
     ZC_TRY(ew_program_create(&p));
-    int r[3], reg = -1, rc = 0;
+    int r[3] = {-1, -1, -1}, reg = -1, rc = 0;
     for (int i = 0; i < nargs && rc >= 0; i++) {
         const zc_array *a = args[i];
         if (a->kind == NODE_SCALAR)

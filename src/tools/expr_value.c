@@ -241,7 +241,7 @@ int ex_as_axis(const ex_value *v, const char *what, int none_ok, int *axis)
         *axis = ZC_AXIS_NONE;
         return 0;
     }
-    int64_t a;
+    int64_t a = 0;
     if (ex_as_int(v, what, &a) < 0) return -1;
     if (a < INT32_MIN + 1 || a > INT32_MAX) return ex_fail(v->col, "%s: axis %lld is out of range", what, (long long)a);
     *axis = (int)a;

@@ -309,7 +309,7 @@ static int finish_header(npy_header *h, const char *name)
 int npy_parse_header(const unsigned char *buf, size_t len, const char *name, npy_header *h)
 {
     memset(h, 0, sizeof *h);
-    size_t prefix, hlen;
+    size_t prefix = 0, hlen = 0;
     if (parse_prefix(buf, len, name, &h->version, &prefix, &hlen) < 0) return -1;
     if (len < prefix + hlen) return cli_seterr("'%s': truncated .npy header", name);
     lexer lx = {(const char *)buf + prefix, (const char *)buf + prefix + hlen, name};
@@ -342,7 +342,7 @@ int npy_read_header(int fd, const char *name, npy_header *h)
     size_t got;
     if (read_full(fd, pre, sizeof pre, 0, &got) < 0)
         return cli_seterr("'%s': read failed: %s", name, strerror(errno));
-    size_t prefix, hlen;
+    size_t prefix = 0, hlen = 0;
     int version;
     if (parse_prefix(pre, got, name, &version, &prefix, &hlen) < 0) return -1;
     size_t total = prefix + hlen;
