@@ -1034,9 +1034,11 @@ ZC_API int zc_nonzero(const zc_spec *spec, zc_array *x, zc_array **outs);
  * values of each element) and counts (int64). Pass NULL for any not wanted.
  * Built on zc_sort (an external sort when x is larger than a task's memory)
  * and one selection counted now under spec as zc_mask_select (it computes the
- * sort once); the arrays sort again when computed. Bool, integer and real
- * float dtypes; an inverse for at most 3037000499 elements.
- * @return 0, ZC_EINVAL (NULL spec or x, a complex or string dtype),
+ * sort once); the arrays sort again when computed. Bool, integer, real and
+ * complex float dtypes (complex values in NumPy's order: by real part, then
+ * imaginary, those with NaNs last; three sorts and two gathers instead of one
+ * sort); an inverse for at most 3037000499 elements.
+ * @return 0, ZC_EINVAL (NULL spec or x, a string dtype),
  *         ZC_EUNSUPPORTED (an inverse of a larger x), or an error of the count.
  */
 ZC_API int zc_unique(const zc_spec *spec, zc_array *x, zc_array **values, zc_array **indices, zc_array **inverse,

@@ -2,7 +2,8 @@
 # tests/cli/unique.sh — `zcube eval` with unique_all, unique_counts, unique_inverse and
 # unique_values against NumPy's np.unique (equal_nan=False: each NaN distinct) over
 # awkward chunkings (one element per chunk, ragged edges, ties, all NaN, empty), an
-# external sort under a small --allowed-mem shown by --plan-only, and argument errors.
+# external sort under a small --allowed-mem shown by --plan-only, complex values, and
+# argument errors.
 # Usage: bash unique.sh <zcube> <tests/data>
 source "$(dirname "$0")/common.bash"
 
@@ -65,6 +66,11 @@ CHECKS=$((CHECKS + 1))
 grep -q "sort (merge)" "$TMP/out" && grep -q "mask_select" "$TMP/out" ||
     fail "--plan-only of unique_values under 3MB lacks the merge and the selection: $(cat "$TMP/out")"
 
-expect_fail any "complex128 arrays are not supported" eval 'unique_values(astype(u, complex128))' --in u="$TMP/u.zarr" -o "$TMP/x.zarr"
+# complex: NumPy's order (real part, then imaginary; NaNs by class last)
+# (eval has no complex literals: 1j is sqrt(-1 + 0j), exact)
+J='sqrt(astype(full_like(u, -1), complex128))'
+check "unique_all(u + flip(u, axis=0) * $J)[0]" 'ua(u + u[::-1] * 1j)[0]'
+check "unique_all(u + flip(u, axis=0) * $J)[2]" 'ua(u + u[::-1] * 1j)[2]'
+check "unique_counts(astype(u - 2 * $J, complex64))[1]" 'ua((u - 2j).astype(np.complex64))[3]'
 expect_fail any "unique_counts" eval 'unique_counts(u, 1)' --in u="$TMP/u.zarr" -o "$TMP/x.zarr"
 finish

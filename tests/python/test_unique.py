@@ -1,8 +1,9 @@
 """unique_all, unique_counts, unique_inverse, unique_values against NumPy's
 np.unique (equal_nan=False: each NaN distinct; inverse in x's shape) over
 awkward chunkings (one element per chunk, ragged edges), ties, -0 beside +0,
-all NaN, empty and 0-d arrays, integer and bool dtypes; a sort longer than a
-task (an external sort) under a small bound, counted and computed under it."""
+all NaN, empty and 0-d arrays, integer, bool and complex dtypes; a sort
+longer than a task (an external sort) under a small bound, counted and
+computed under it."""
 import numpy as np
 import pytest
 
@@ -72,6 +73,23 @@ def test_external_sort_under_a_small_bound():
     check(x, 999, spec=spec)
 
 
-def test_errors():
-    with pytest.raises(zc.ZcubeError, match="complex128 arrays are not supported"):
-        zc.unique_values(zc.from_array(np.zeros(3, complex)))
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("chunks", [1, 7, 300])
+def test_complex(dtype, chunks):
+    # NumPy's complex order (by real part, then imaginary; R + NaN j after the
+    # numbers, then NaN + R j, then NaN + NaN j), ties, -0 beside +0
+    n = 300
+    x = (RNG.integers(-3, 3, n) + 1j * RNG.integers(-3, 3, n)).astype(dtype)
+    for v in (complex(np.nan, 1), complex(1, np.nan), complex(np.nan, np.nan), complex(-0.0, 0), complex(0, -0.0)):
+        x[RNG.random(n) < 0.04] = v
+    check(x, chunks)
+    check(x.reshape(15, 20), (4, 7))
+    check(np.full(5, complex(np.nan, np.nan), dtype), 2)
+    check(np.zeros(0, dtype), 1)
+
+
+def test_complex_under_a_small_bound():
+    spec = zc.Spec(allowed_mem="3MB")
+    x = RNG.integers(-50, 50, 40000) + 1j * RNG.integers(-50, 50, 40000)
+    check(x, 999, spec=spec)
+
