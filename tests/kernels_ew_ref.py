@@ -165,11 +165,24 @@ def sign_complex(x):  # DEFINED: array API 2023.12 (NumPy 2)
     return out.astype(x.dtype)
 
 
+def expm1_complex(x):  # DEFINED: the array API's special cases (C99 Annex G), where NumPy 1.24 differs
+    out = np.expm1(x)
+    for i, z in enumerate(x):
+        r, im = z.real, z.imag
+        if im == 0:
+            out[i] = complex(0.0 if r == 0 else np.expm1(r), im)
+        elif np.isinf(r) and not np.isfinite(im):
+            out[i] = complex(-1, 0) if r < 0 else complex(np.inf, np.nan)
+    return out
+
+
 def unary_expected(fn, x):
     if fn in ("ceil", "floor", "trunc", "round") and x.dtype.kind in "iu":
         return x.copy()  # DEFINED (array API): integers unchanged
     if fn == "sign" and x.dtype.kind == "c":
         return sign_complex(x)
+    if fn == "expm1" and x.dtype.kind == "c":
+        return expm1_complex(x)
     return npfn(fn)(x)
 
 

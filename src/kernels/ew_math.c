@@ -143,9 +143,15 @@ ew_kern ew_kernel_half(int op)
         T rat = br / bi, scl = (T)1 / (bi + br * rat);                                             \
         return MK((ar * rat + ai) * scl, (ai * rat - ar) * scl);                                   \
     }                                                                                              \
+    /* C99 Annex G's special values, as the array API lists them for expm1: */                   \
+    /* a zero imaginary part is kept (+0 for a zero real part), and an infinite */                 \
+    /* real part with an infinite or NaN imaginary one gives -1 + 0j or inf + NaN j */              \
     static inline CT cexpm1_##s(CT x)                                                              \
     {                                                                                              \
-        T xr = creal##F(x), xi = cimag##F(x), a = sin##F(xi / 2);                                  \
+        T xr = creal##F(x), xi = cimag##F(x);                                                      \
+        if (xi == 0) return MK(xr == 0 ? 0 : expm1##F(xr), xi);                                    \
+        if (isinf(xr) && !isfinite(xi)) return xr < 0 ? MK(-1, 0) : MK(xr, NAN);                  \
+        T a = sin##F(xi / 2);                                                                      \
         return MK(expm1##F(xr) * cos##F(xi) - 2 * a * a, exp##F(xr) * sin##F(xi));                 \
     }                                                                                              \
     static inline CT clog1p_##s(CT x)                                                              \
