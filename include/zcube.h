@@ -846,7 +846,10 @@ ZC_API int zc_outer(zc_array *x1, zc_array *x2, zc_array **out);
 
 /* ---- linear algebra: decompositions and solvers (LAPACKE + OpenBLAS underneath) ----
  * a is a non-empty 2-D float32 or float64 array (others: ZC_EINVAL naming the
- * function, the argument and its dtype or dims); results are float64. Functions with
+ * function, the argument and its dtype or dims); results are float64. zc_qr,
+ * zc_svd, zc_svdvals, zc_det, zc_slogdet and zc_cholesky (of a Hermitian matrix)
+ * also take complex64 or complex128: results complex128 (Vᴴ for vt, det/|det| for
+ * the sign) but for the singular values and log|det|, float64. Functions with
  * several results take one out pointer per result; a NULL pointer skips that result
  * (at least one must be given). Errors found while computing (singular matrix, not
  * positive definite) are ZC_EINVAL from zc_compute, naming the function.

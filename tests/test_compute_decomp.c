@@ -1,10 +1,13 @@
 /* tests/test_compute_decomp.c — QR (TSQR, recursion, short-fat), SVD,
  * randomized SVD, solve/cholesky/inv/lstsq/det/slogdet/eigh against LAPACK on
- * the whole matrix and against their defining identities; bad input; memory projections vs
+ * the whole matrix and against their defining identities (complex128 QR, SVD,
+ * det, slogdet, cholesky too); bad input; memory projections vs
  * measured; plans sent to workers. NumPy comparisons live in tests/cli/linalg.sh. */
+#include <complex.h>
 #include <jansson.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -922,4 +925,156 @@ TEST(tsqr_bands_fitted_to_bound)
     zc_array_release(r);
     zc_array_release(x);
     free(a);
+}
+
+/* ---- complex128 (QR, SVD, det, slogdet, cholesky) ---- */
+
+typedef double complex zcx;
+
+static zcx *crand_matrix(int64_t m, int64_t n)
+{
+    zcx *a = malloc(sizeof(zcx) * (size_t)(m * n));
+    for (int64_t i = 0; i < m * n; i++) a[i] = urand() + I * urand();
+    return a;
+}
+
+static zcx *cget(zc_array *a, int64_t n)
+{
+    zc_spec s = spec_mem(256);
+    zcx *v = malloc(sizeof(zcx) * (size_t)(n > 0 ? n : 1));
+    CHECK_OK(zc_compute_buffer(&s, a, v, sizeof(zcx) * (size_t)n, NULL));
+    return v;
+}
+
+/* max |X·Y − C| for X m×k, Y k×n (Y's rows scaled by d when d is given) */
+static double cprod_err(const zcx *x, const zcx *y, const double *d, const zcx *c, int64_t m, int64_t k, int64_t n)
+{
+    double e = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            zcx t = 0;
+            for (int64_t l = 0; l < k; l++) t += x[i * k + l] * (d ? d[l] : 1) * y[l * n + j];
+            e = fmax(e, cabs(t - c[i * n + j]));
+        }
+    return e;
+}
+
+/* max |Qᴴ·Q − I| of q m×k (columns), or of q's rows when rows */
+static double corth_err(const zcx *q, int64_t m, int64_t k, bool rows)
+{
+    double e = 0;
+    int64_t nv = rows ? m : k, len = rows ? k : m;
+    for (int64_t i = 0; i < nv; i++)
+        for (int64_t j = 0; j < nv; j++) {
+            zcx t = 0;
+            for (int64_t l = 0; l < len; l++)
+                t += rows ? conj(q[i * k + l]) * q[j * k + l] : conj(q[l * k + i]) * q[l * k + j];
+            e = fmax(e, cabs(t - (i == j)));
+        }
+    return e;
+}
+
+static void check_complex_qr_svd(int64_t m, int64_t n, int64_t c0, int64_t c1)
+{
+    zcx *a = crand_matrix(m, n);
+    int64_t shape[2] = {m, n}, chunks[2] = {c0, c1}, k = m < n ? m : n;
+    zc_array *x = NULL, *q = NULL, *r = NULL, *u = NULL, *s = NULL, *vt = NULL, *sv = NULL;
+    CHECK_OK(zc_asarray(a, ZC_COMPLEX128, 2, shape, chunks, &x));
+    CHECK_OK(zc_qr(x, &q, &r));
+    CHECK_OK(zc_svd(x, &u, &s, &vt));
+    CHECK_OK(zc_svdvals(x, &sv));
+    int nd;
+    zc_dtype dt;
+    CHECK_OK(zc_array_info(s, &nd, NULL, NULL, &dt));
+    CHECK(dt == ZC_FLOAT64);
+    zcx *qv = cget(q, m * k), *rv = cget(r, k * n), *uv = cget(u, m * k), *vv = cget(vt, k * n);
+    double *sval = get(s, NULL, NULL), *svv = get(sv, NULL, NULL), low = 0;
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = 0; j < i && j < n; j++) low = fmax(low, cabs(rv[i * n + j]));
+    double e[6] = {cprod_err(qv, rv, NULL, a, m, k, n), corth_err(qv, m, k, false), low,
+                   cprod_err(uv, vv, sval, a, m, k, n), corth_err(uv, m, k, false), corth_err(vv, k, n, true)};
+    /* the singular values against LAPACK's zgesdd on the whole matrix */
+    zcx *c = malloc(sizeof(zcx) * (size_t)(m * n));
+    memcpy(c, a, sizeof(zcx) * (size_t)(m * n));
+    double *ref = malloc(sizeof(double) * (size_t)k), es = 0;
+    CHECK(LAPACKE_zgesdd(LAPACK_ROW_MAJOR, 'N', (int)m, (int)n, c, (int)n, ref, NULL, 1, NULL, (int)n) == 0);
+    for (int64_t i = 0; i < k; i++) es = fmax(es, fmax(fabs(sval[i] - ref[i]), fabs(svv[i] - ref[i])));
+    if (e[0] > 1e-10 || e[1] > 1e-10 || e[2] != 0 || e[3] > 1e-10 || e[4] > 1e-10 || e[5] > 1e-10 || es > 1e-10)
+        fprintf(stderr, "complex %lldx%lld chunks %lldx%lld: QR %.1e QhQ %.1e low %.1e USV %.1e UhU %.1e VVh %.1e s %.1e\n",
+                (long long)m, (long long)n, (long long)c0, (long long)c1, e[0], e[1], e[2], e[3], e[4], e[5], es);
+    for (int i = 0; i < 6; i++) CHECK(i == 2 ? e[i] == 0 : e[i] <= 1e-10);
+    CHECK(es <= 1e-10);
+    free(a), free(c), free(ref), free(qv), free(rv), free(uv), free(vv), free(sval), free(svv);
+    zc_array *rel[] = {x, q, r, u, s, vt, sv};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) zc_array_release(rel[i]);
+}
+
+TEST(complex_qr_svd)
+{
+    check_complex_qr_svd(300, 7, 13, 7);  /* TSQR over 24 bands, recursion of the stacked R */
+    check_complex_qr_svd(4000, 20, 40, 20); /* several recursion levels */
+    check_complex_qr_svd(200, 7, 50, 3);  /* bands cut across column chunks */
+    check_complex_qr_svd(40, 40, 7, 7);   /* square */
+    check_complex_qr_svd(5, 12, 2, 5);    /* short-fat: Q of the first columns, R = triu(Qᴴ·A); svd of Aᴴ */
+    /* complex64 is computed as complex128 */
+    float fa[8] = {1, 2, 3, 4, 5, 6, 7, 9};
+    int64_t s2[2] = {2, 2};
+    zc_array *x = NULL, *r = NULL;
+    CHECK_OK(zc_asarray(fa, ZC_COMPLEX64, 2, s2, NULL, &x));
+    CHECK_OK(zc_qr(x, NULL, &r));
+    zc_dtype dt;
+    int nd;
+    CHECK_OK(zc_array_info(r, &nd, NULL, NULL, &dt));
+    CHECK(dt == ZC_COMPLEX128);
+    zc_array_release(x);
+    zc_array_release(r);
+}
+
+TEST(complex_det_slogdet_cholesky)
+{
+    int64_t n = 6, shape[2] = {n, n};
+    zcx *a = crand_matrix(n, n), *h = malloc(sizeof(zcx) * (size_t)(n * n));
+    /* h = A·Aᴴ + n·I: Hermitian positive definite */
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            zcx t = i == j ? n : 0;
+            for (int64_t l = 0; l < n; l++) t += a[i * n + l] * conj(a[j * n + l]);
+            h[i * n + j] = t;
+        }
+    zc_array *x = NULL, *xh = NULL, *d = NULL, *sg = NULL, *la = NULL, *l = NULL;
+    CHECK_OK(zc_asarray(a, ZC_COMPLEX128, 2, shape, (int64_t[]){4, 4}, &x));
+    CHECK_OK(zc_asarray(h, ZC_COMPLEX128, 2, shape, (int64_t[]){4, 4}, &xh));
+    CHECK_OK(zc_det(x, &d));
+    CHECK_OK(zc_slogdet(x, &sg, &la));
+    CHECK_OK(zc_cholesky(xh, &l));
+    /* reference: the product of LAPACK's LU pivots, sign flipped per row swap */
+    zcx *lu = malloc(sizeof(zcx) * (size_t)(n * n)), ref = 1;
+    memcpy(lu, a, sizeof(zcx) * (size_t)(n * n));
+    lapack_int ipiv[6];
+    CHECK(LAPACKE_zgetrf(LAPACK_ROW_MAJOR, (int)n, (int)n, lu, (int)n, ipiv) == 0);
+    for (int i = 0; i < n; i++) ref *= (ipiv[i] != i + 1 ? -1 : 1) * lu[i * n + i];
+    zcx *dv = cget(d, 1), *sv = cget(sg, 1);
+    double lv = *get(la, NULL, NULL);
+    CHECK(cabs(*dv - ref) <= 1e-12 * cabs(ref));
+    CHECK(cabs(*sv - ref / cabs(ref)) <= 1e-12);
+    CHECK(fabs(lv - log(cabs(ref))) <= 1e-12);
+    /* L lower triangular, L·Lᴴ = h */
+    zcx *lv2 = cget(l, n * n), *lh = malloc(sizeof(zcx) * (size_t)(n * n));
+    double up = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            lh[i * n + j] = conj(lv2[j * n + i]);
+            if (j > i) up = fmax(up, cabs(lv2[i * n + j]));
+        }
+    CHECK(up == 0);
+    CHECK(cprod_err(lv2, lh, NULL, h, n, n, n) <= 1e-10);
+    /* the operations that stay real refuse complex input by name */
+    zc_array *o = NULL;
+    CHECK_ERR(zc_inv(x, &o), ZC_EINVAL, "float32 or float64");
+    CHECK_ERR(zc_solve(x, x, &o), ZC_EINVAL, "float32 or float64");
+    CHECK_ERR(zc_eigh(x, &o, NULL), ZC_EINVAL, "float32 or float64");
+    CHECK_ERR(zc_svd_compressed(x, 2, 1, 0, 1, NULL, &o, NULL), ZC_EINVAL, "float32 or float64");
+    free(a), free(h), free(lu), free(dv), free(sv), free(lv2), free(lh);
+    zc_array *rel[] = {x, xh, d, sg, la, l};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) zc_array_release(rel[i]);
 }

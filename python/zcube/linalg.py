@@ -65,16 +65,20 @@ def _per_matrix(x, one, empty):
     return [reshape(stack([o[i] for o in outs]), batch + outs[0][i].shape) for i in range(len(outs[0]))]
 
 
+def _real(dtype):
+    """The real floating dtype of a floating or complex one."""
+    return {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}.get(dtype, dtype)
+
+
 def _decomp(kind, x):
     """The library's decomposition `kind` of one 2-D matrix, in x's floating dtype
-    (inv and svdvals of a complex matrix: through its real embedding)."""
+    (real results of a complex matrix, as singular values, in its real dtype; inv
+    of a complex matrix through its real embedding)."""
     dt = _float(x.dtype)
     if dt.kind == "c" and kind == "inv":
         return [_unembed(_decomp("inv", _embed(x))[0][:, :x.shape[0]], x.shape[0], dt)]
-    if dt.kind == "c" and kind == "svdvals":
-        return [_cast(_decomp("svdvals", _embed(x))[0][::2], _dtypes.float32 if dt == _dtypes.complex64
-                      else _dtypes.float64)]
-    return [_cast(_wrap(nd, x, op=kind), dt) for nd in _zcube.decomp(kind, x._node)]
+    return [_cast(o, dt if o.dtype.kind == "c" or dt.kind != "c" else _real(dt))
+            for o in (_wrap(nd, x, op=kind) for nd in _zcube.decomp(kind, x._node))]
 
 
 def qr(x, /, *, mode="reduced"):
@@ -117,14 +121,14 @@ def svd(x, /, *, full_matrices=True):
     def empty(m, n):
         k = int(np.minimum(m, n))
         if full_matrices:
-            return [eye(m, dtype=dt), zeros((0,), dtype=dt), eye(n, dtype=dt)]
-        return [eye(m, k, dtype=dt), zeros((k,), dtype=dt), eye(k, n, dtype=dt)]
+            return [eye(m, dtype=dt), zeros((k,), dtype=_real(dt)), eye(n, dtype=dt)]
+        return [eye(m, k, dtype=dt), zeros((k,), dtype=_real(dt)), eye(k, n, dtype=dt)]
     return SVDResult(*_per_matrix(x, one, empty))
 
 
 def svdvals(x, /):
     dt = _float(x.dtype)
-    dt = _dtypes.float32 if dt == _dtypes.complex64 else _dtypes.float64 if dt.kind == "c" else dt
+    dt = _real(dt)
     return _per_matrix(x, lambda a, idx: _decomp("svdvals", a),
                        lambda m, n: [zeros((int(np.minimum(m, n)),), dtype=dt)])[0]
 
@@ -159,7 +163,7 @@ def slogdet(x, /):
     _square("slogdet", x)
     dt = _float(x.dtype)
     return SlogdetResult(*_per_matrix(x, lambda a, idx: _decomp("slogdet", a),
-                                      lambda m, n: [ones((), dtype=dt), zeros((), dtype=dt)]))
+                                      lambda m, n: [ones((), dtype=dt), zeros((), dtype=_real(dt))]))
 
 
 def eigh(x, /):

@@ -1,4 +1,5 @@
-/* kernels/lapack.c — dense float64 kernels over LAPACKE/OpenBLAS (see lapack.h).
+/* kernels/lapack.c — dense float64 (and, for QR, SVD and det, complex128)
+ * kernels over LAPACKE/OpenBLAS (see lapack.h).
  *
  * A row-major m×n buffer read as column-major is the n×m transpose. Where that
  * is what LAPACK wants, no copy is transposed: the SVD factors Aᵀ (its U is our
@@ -10,6 +11,7 @@
 #include "kernels/lapack.h"
 
 #include <cblas.h>
+#include <complex.h>
 #include <float.h>
 #include <lapacke.h>
 #include <limits.h>
@@ -51,6 +53,10 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static double *dalloc(int64_t n) { return zc__malloc_array((size_t)(n > 0 ? n : 1), sizeof(double)); }
 
+/* doubles per element: 2 for complex128 (cx), stored as (re, im) pairs */
+static int64_t el(bool cx) { return cx ? 2 : 1; }
+#define Z(p) ((lapack_complex_double *)(p))
+
 static int lapack_status(lapack_int info, const char *what)
 {
     if (info == 0) return 0;
@@ -58,42 +64,55 @@ static int lapack_status(lapack_int info, const char *what)
 }
 
 /* row-major a (m×n) into column-major c (ld m) */
-static void to_cm(int64_t m, int64_t n, const double *a, double *c)
+static void to_cm(bool cx, int64_t m, int64_t n, const double *a, double *c)
 {
+    if (cx) {
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) memcpy(c + 2 * (j * m + i), a + 2 * (i * n + j), 2 * sizeof(double));
+        return;
+    }
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) c[j * m + i] = a[i * n + j];
 }
 
-static int64_t q_geqrf(int64_t m, int64_t n)
+/* workspace sizes in elements (LAPACK's queries) */
+static int64_t q_geqrf(bool cx, int64_t m, int64_t n)
 {
-    double w = 0, d = 0;
-    LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, &d, (lapack_int)max64(m, 1), &d, &w, -1);
-    return (int64_t)w + 1;
+    double w[2] = {0, 0}, d[2] = {0, 0};
+    lapack_int lm = (lapack_int)max64(m, 1);
+    if (cx) LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, Z(d), lm, Z(d), Z(w), -1);
+    else LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, d, lm, d, w, -1);
+    return (int64_t)w[0] + 1;
 }
 
-static int64_t q_orgqr(int64_t m, int64_t k)
+static int64_t q_orgqr(bool cx, int64_t m, int64_t k)
 {
-    double q = 0, d = 0;
-    LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)k, (lapack_int)k, &d, (lapack_int)max64(m, 1),
-                        &d, &q, -1);
-    return (int64_t)q + 1;
+    double q[2] = {0, 0}, d[2] = {0, 0};
+    lapack_int lm = (lapack_int)max64(m, 1);
+    if (cx) LAPACKE_zungqr_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)k, (lapack_int)k, Z(d), lm, Z(d), Z(q), -1);
+    else LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)k, (lapack_int)k, d, lm, d, q, -1);
+    return (int64_t)q[0] + 1;
 }
 
-/* Factor a column-major copy of a: returns cm (m×n) and tau (k) in one block. */
-static int factor(int64_t m, int64_t n, const double *a, int64_t extra, double **blk, double **tau, double **work,
-                  int64_t *lwork)
+/* Factor a column-major copy of a: returns cm (m×n) and tau (k) in one block
+ * (offsets in doubles: elements of 2 doubles when cx). */
+static int factor(bool cx, int64_t m, int64_t n, const double *a, int64_t extra, double **blk, double **tau,
+                  double **work, int64_t *lwork)
 {
     ZC_TRY(fits(m, n));
-    int64_t k = min64(m, n);
-    *lwork = max64(q_geqrf(m, n), extra);
-    *blk = dalloc(m * n + k + *lwork);
+    int64_t k = min64(m, n), e = el(cx);
+    *lwork = max64(q_geqrf(cx, m, n), extra);
+    *blk = dalloc(e * (m * n + k + *lwork));
     if (!*blk) return ZC_ENOMEM;
-    *tau = *blk + m * n;
-    *work = *tau + k;
-    to_cm(m, n, a, *blk);
+    *tau = *blk + e * m * n;
+    *work = *tau + e * k;
+    to_cm(cx, m, n, a, *blk);
     if (m && n) {
-        lapack_int info = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, *blk, (lapack_int)m, *tau,
-                                              *work, (lapack_int)*lwork);
+        lapack_int info =
+            cx ? LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, Z(*blk), (lapack_int)m, Z(*tau),
+                                     Z(*work), (lapack_int)*lwork)
+               : LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, *blk, (lapack_int)m, *tau,
+                                     *work, (lapack_int)*lwork);
         if (info) {
             zc__free(*blk);
             return lapack_status(info, "QR (dgeqrf)");
@@ -102,11 +121,12 @@ static int factor(int64_t m, int64_t n, const double *a, int64_t extra, double *
     return 0;
 }
 
-static void extract_r(int64_t m, int64_t n, const double *cm, double *r)
+static void extract_r(bool cx, int64_t m, int64_t n, const double *cm, double *r)
 {
-    int64_t k = min64(m, n);
+    int64_t k = min64(m, n), e = el(cx);
     for (int64_t i = 0; i < k; i++)
-        for (int64_t j = 0; j < n; j++) r[i * n + j] = j >= i ? cm[j * m + i] : 0.0;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t c = 0; c < e; c++) r[e * (i * n + j) + c] = j >= i ? cm[e * (j * m + i) + c] : 0.0;
 }
 
 /* Bands of TSQR: dgeqrt (recursive dgeqrt3 over panels of QRT_NB columns, level 3)
@@ -117,19 +137,23 @@ static void extract_r(int64_t m, int64_t n, const double *cm, double *r)
 
 static int64_t qrt_nb(int64_t m, int64_t n) { return min64(QRT_NB, min64(m, n)) > 0 ? min64(QRT_NB, min64(m, n)) : 1; }
 
-/* Factor a column-major copy of a with dgeqrt: cm (m×n), t (nb×k), work (nb·max(n, w)). */
-static int factor_t(int64_t m, int64_t n, int64_t w, const double *a, double **blk, double **t, double **work)
+/* Factor a column-major copy of a with dgeqrt (zgeqrt): cm (m×n), t (nb×k), work (nb·max(n, w)). */
+static int factor_t(bool cx, int64_t m, int64_t n, int64_t w, const double *a, double **blk, double **t,
+                    double **work)
 {
     ZC_TRY(fits(m, n));
-    int64_t k = min64(m, n), nb = qrt_nb(m, n);
-    *blk = dalloc(m * n + nb * k + nb * (n > w ? n : w));
+    int64_t k = min64(m, n), nb = qrt_nb(m, n), e = el(cx);
+    *blk = dalloc(e * (m * n + nb * k + nb * (n > w ? n : w)));
     if (!*blk) return ZC_ENOMEM;
-    *t = *blk + m * n;
-    *work = *t + nb * k;
-    to_cm(m, n, a, *blk);
+    *t = *blk + e * m * n;
+    *work = *t + e * nb * k;
+    to_cm(cx, m, n, a, *blk);
     if (m && n) {
-        lapack_int info = LAPACKE_dgeqrt_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, (lapack_int)nb, *blk,
-                                              (lapack_int)m, *t, (lapack_int)nb, *work);
+        lapack_int info =
+            cx ? LAPACKE_zgeqrt_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, (lapack_int)nb, Z(*blk),
+                                     (lapack_int)m, Z(*t), (lapack_int)nb, Z(*work))
+               : LAPACKE_dgeqrt_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, (lapack_int)nb, *blk,
+                                     (lapack_int)m, *t, (lapack_int)nb, *work);
         if (info) {
             zc__free(*blk);
             return lapack_status(info, "QR (dgeqrt)");
@@ -138,122 +162,150 @@ static int factor_t(int64_t m, int64_t n, int64_t w, const double *a, double **b
     return 0;
 }
 
-size_t la_qr_r_bytes(int64_t m, int64_t n)
+size_t la_qr_r_bytes(bool cx, int64_t m, int64_t n)
 {
     int64_t nb = qrt_nb(m, n);
-    return (size_t)(m * n + nb * min64(m, n) + nb * n + 1) * sizeof(double);
+    return (size_t)(el(cx) * (m * n + nb * min64(m, n) + nb * n) + 1) * sizeof(double);
 }
 
-int la_qr_r(int64_t m, int64_t n, const double *a, double *r)
+int la_qr_r(bool cx, int64_t m, int64_t n, const double *a, double *r)
 {
     la_init();
     double *blk, *t, *work;
-    ZC_TRY(factor_t(m, n, 0, a, &blk, &t, &work));
-    extract_r(m, n, blk, r);
+    ZC_TRY(factor_t(cx, m, n, 0, a, &blk, &t, &work));
+    extract_r(cx, m, n, blk, r);
     zc__free(blk);
     return 0;
 }
 
-size_t la_qr_apply_bytes(int64_t m, int64_t n, int64_t w)
+size_t la_qr_apply_bytes(bool cx, int64_t m, int64_t n, int64_t w)
 {
     int64_t k = min64(m, n), nb = qrt_nb(m, n);
-    return (size_t)(m * n + nb * k + nb * (n > w ? n : w) + m * w + 1) * sizeof(double);
+    return (size_t)(el(cx) * (m * n + nb * k + nb * (n > w ? n : w) + m * w) + 1) * sizeof(double);
 }
 
-int la_qr_apply(int64_t m, int64_t n, const double *a, const double *c, int64_t w, double *out)
+int la_qr_apply(bool cx, int64_t m, int64_t n, const double *a, const double *c, int64_t w, double *out)
 {
     la_init();
     ZC_TRY(fits(m, w));
-    int64_t k = min64(m, n), nb = qrt_nb(m, n);
-    double *cc = dalloc(m * w);
+    int64_t k = min64(m, n), nb = qrt_nb(m, n), e = el(cx);
+    double *cc = dalloc(e * m * w);
     if (!cc) return ZC_ENOMEM;
     double *blk, *t, *work;
-    int rc = factor_t(m, n, w, a, &blk, &t, &work);
+    int rc = factor_t(cx, m, n, w, a, &blk, &t, &work);
     if (rc < 0) {
         zc__free(cc);
         return rc;
     }
     for (int64_t j = 0; j < w; j++)
-        for (int64_t i = 0; i < m; i++) cc[j * m + i] = i < k ? c[i * w + j] : 0.0;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t p = 0; p < e; p++) cc[e * (j * m + i) + p] = i < k ? c[e * (i * w + j) + p] : 0.0;
     if (m && w && k) {
-        lapack_int info = LAPACKE_dgemqrt_work(LAPACK_COL_MAJOR, 'L', 'N', (lapack_int)m, (lapack_int)w, (lapack_int)k,
-                                               (lapack_int)nb, blk, (lapack_int)m, t, (lapack_int)nb, cc, (lapack_int)m,
-                                               work);
+        lapack_int info =
+            cx ? LAPACKE_zgemqrt_work(LAPACK_COL_MAJOR, 'L', 'N', (lapack_int)m, (lapack_int)w, (lapack_int)k,
+                                      (lapack_int)nb, Z(blk), (lapack_int)m, Z(t), (lapack_int)nb, Z(cc),
+                                      (lapack_int)m, Z(work))
+               : LAPACKE_dgemqrt_work(LAPACK_COL_MAJOR, 'L', 'N', (lapack_int)m, (lapack_int)w, (lapack_int)k,
+                                      (lapack_int)nb, blk, (lapack_int)m, t, (lapack_int)nb, cc, (lapack_int)m, work);
         rc = lapack_status(info, "applying Q (dgemqrt)");
     }
     if (rc == 0)
         for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < w; j++) out[i * w + j] = cc[j * m + i];
+            for (int64_t j = 0; j < w; j++)
+                for (int64_t p = 0; p < e; p++) out[e * (i * w + j) + p] = cc[e * (j * m + i) + p];
     zc__free(blk);
     zc__free(cc);
     return rc;
 }
 
-size_t la_qr_bytes(int64_t m, int64_t n)
+size_t la_qr_bytes(bool cx, int64_t m, int64_t n)
 {
     int64_t k = min64(m, n);
-    return (size_t)(m * n + k + max64(q_geqrf(m, n), q_orgqr(m, k)) + 1) * sizeof(double);
+    return (size_t)(el(cx) * (m * n + k + max64(q_geqrf(cx, m, n), q_orgqr(cx, m, k))) + 1) * sizeof(double);
 }
 
-int la_qr(int64_t m, int64_t n, const double *a, double *q, double *r)
+int la_qr(bool cx, int64_t m, int64_t n, const double *a, double *q, double *r)
 {
     la_init();
-    int64_t k = min64(m, n);
+    int64_t k = min64(m, n), e = el(cx);
     double *blk, *tau, *work;
     int64_t lwork;
-    ZC_TRY(factor(m, n, a, q_orgqr(m, k), &blk, &tau, &work, &lwork));
-    if (r) extract_r(m, n, blk, r);
+    ZC_TRY(factor(cx, m, n, a, q_orgqr(cx, m, k), &blk, &tau, &work, &lwork));
+    if (r) extract_r(cx, m, n, blk, r);
     int rc = 0;
     if (q && m && k) {
-        lapack_int info = LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)k, (lapack_int)k, blk,
-                                              (lapack_int)m, tau, work, (lapack_int)lwork);
+        lapack_int info =
+            cx ? LAPACKE_zungqr_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)k, (lapack_int)k, Z(blk),
+                                     (lapack_int)m, Z(tau), Z(work), (lapack_int)lwork)
+               : LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)k, (lapack_int)k, blk,
+                                     (lapack_int)m, tau, work, (lapack_int)lwork);
         if ((rc = lapack_status(info, "forming Q (dorgqr)")) == 0)
             for (int64_t i = 0; i < m; i++)
-                for (int64_t j = 0; j < k; j++) q[i * k + j] = blk[j * m + i];
+                for (int64_t j = 0; j < k; j++)
+                    for (int64_t p = 0; p < e; p++) q[e * (i * k + j) + p] = blk[e * (j * m + i) + p];
     }
     zc__free(blk);
     return rc;
 }
 
-/* ---- SVD: dgesdd on the transpose (see the top) ---- */
+/* ---- SVD: dgesdd (zgesdd) on the transpose (see the top) ---- */
 
-static int64_t q_gesdd(int64_t m, int64_t n, int vectors)
+/* complex: Aᵀ = U'·S·V'ᴴ gives A = conj(V')·S·U'ᵀ, so the same buffers hold our
+ * U (V'ᴴ read row-major is conj(V')) and our Vᴴ (U' read row-major is U'ᵀ) */
+
+static int64_t q_gesdd(bool cx, int64_t m, int64_t n, int vectors)
 {
     int64_t k = min64(m, n);
-    double w = 0, d = 0;
-    lapack_int iw = 0;
-    LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, vectors ? 'S' : 'N', (lapack_int)n, (lapack_int)m, &d,
-                        (lapack_int)max64(n, 1), &d, &d, (lapack_int)max64(n, 1), &d, (lapack_int)max64(k, 1), &w, -1,
-                        &iw);
-    return (int64_t)w + 1;
+    double w[2] = {0, 0}, d[2] = {0, 0};
+    lapack_int iw = 0, ln = (lapack_int)max64(n, 1), lk = (lapack_int)max64(k, 1);
+    char job = vectors ? 'S' : 'N';
+    if (cx)
+        LAPACKE_zgesdd_work(LAPACK_COL_MAJOR, job, (lapack_int)n, (lapack_int)m, Z(d), ln, d, Z(d), ln, Z(d), lk, Z(w),
+                            -1, d, &iw);
+    else
+        LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, job, (lapack_int)n, (lapack_int)m, d, ln, d, d, ln, d, lk, w, -1, &iw);
+    return (int64_t)w[0] + 1;
 }
 
-size_t la_svd_bytes(int64_t m, int64_t n, int vectors)
+/* zgesdd's real workspace (doubles) */
+static int64_t rwork_gesdd(bool cx, int64_t m, int64_t n, int vectors)
+{
+    int64_t k = min64(m, n), mx = max64(m, n);
+    if (!cx) return 0;
+    return vectors ? k * max64(5 * k + 7, 2 * mx + 2 * k + 1) + 1 : 7 * k + 1;
+}
+
+size_t la_svd_bytes(bool cx, int64_t m, int64_t n, int vectors)
 {
     int64_t k = min64(m, n);
-    return (size_t)(m * n + q_gesdd(m, n, vectors) + 1) * sizeof(double) + (size_t)(8 * k + 1) * sizeof(lapack_int);
+    return (size_t)(el(cx) * (m * n + q_gesdd(cx, m, n, vectors)) + rwork_gesdd(cx, m, n, vectors) + 1) *
+               sizeof(double) +
+           (size_t)(8 * k + 1) * sizeof(lapack_int);
 }
 
-int la_svd(int64_t m, int64_t n, const double *a, double *u, double *s, double *vt)
+int la_svd(bool cx, int64_t m, int64_t n, const double *a, double *u, double *s, double *vt)
 {
     la_init();
     ZC_TRY(fits(m, n));
-    int64_t k = min64(m, n);
+    int64_t k = min64(m, n), e = el(cx);
     if (!k) return 0;
     int vectors = u && vt;
-    int64_t lwork = q_gesdd(m, n, vectors);
-    double *copy = dalloc(m * n + lwork);
+    int64_t lwork = q_gesdd(cx, m, n, vectors), lrw = rwork_gesdd(cx, m, n, vectors);
+    double *copy = dalloc(e * (m * n + lwork) + lrw);
     lapack_int *iwork = zc__malloc_array((size_t)(8 * k + 1), sizeof(lapack_int));
     int rc = 0;
     if (!copy || !iwork) rc = ZC_ENOMEM;
     if (rc == 0) {
-        double d = 0;
-        memcpy(copy, a, (size_t)(m * n) * sizeof(double));
+        double d[2] = {0, 0}, *work = copy + e * m * n;
+        memcpy(copy, a, (size_t)(e * m * n) * sizeof(double));
         /* Aᵀ (n×m col-major) = U'·S·V'ᵀ: our U (m×k row-major) is V'ᵀ (k×m col-major, ld k),
          * our Vᵀ (k×n row-major) is U' (n×k col-major, ld n) */
-        lapack_int info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, vectors ? 'S' : 'N', (lapack_int)n, (lapack_int)m, copy,
-                                              (lapack_int)n, s, vectors ? vt : &d, (lapack_int)n, vectors ? u : &d,
-                                              (lapack_int)k, copy + m * n, (lapack_int)lwork, iwork);
+        char job = vectors ? 'S' : 'N';
+        lapack_int ln = (lapack_int)n, lk = (lapack_int)k, info =
+            cx ? LAPACKE_zgesdd_work(LAPACK_COL_MAJOR, job, ln, (lapack_int)m, Z(copy), ln, s, Z(vectors ? vt : d), ln,
+                                     Z(vectors ? u : d), lk, Z(work), (lapack_int)lwork, work + e * lwork, iwork)
+               : LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, job, ln, (lapack_int)m, copy, ln, s, vectors ? vt : d, ln,
+                                     vectors ? u : d, lk, work, (lapack_int)lwork, iwork);
         if (info > 0) rc = zc__err(ZC_EINTERNAL, "SVD (dgesdd) did not converge (%d)", (int)info);
         else rc = lapack_status(info, "SVD (dgesdd)");
     }
@@ -281,7 +333,7 @@ int la_solve(int64_t n, int64_t nrhs, const double *a, const double *b, double *
     if (rc == 0 && n) {
         double *bc = cm + n * n;
         memcpy(cm, a, (size_t)(n * n) * sizeof(double)); /* Aᵀ column-major */
-        to_cm(n, nrhs, b, bc);
+        to_cm(false, n, nrhs, b, bc);
         lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, cm, (lapack_int)n, ipiv);
         if (info > 0) rc = zc__err(ZC_EINVAL, "solve: the matrix is singular (pivot %d is zero)", (int)info);
         else rc = lapack_status(info, "solve (dgetrf)");
@@ -301,20 +353,24 @@ int la_solve(int64_t n, int64_t nrhs, const double *a, const double *b, double *
 
 size_t la_cholesky_bytes(int64_t n) { (void)n; return 0; }
 
-int la_cholesky(int64_t n, const double *a, double *l)
+int la_cholesky(bool cx, int64_t n, const double *a, double *l)
 {
     la_init();
     ZC_TRY(fits(n, n));
     if (!n) return 0;
     /* l (row-major) = a; read column-major it is Aᵀ, whose upper triangle is A's lower:
-     * dpotrf('U') gives U = Lᵀ there, which read row-major is L */
-    memcpy(l, a, (size_t)(n * n) * sizeof(double));
-    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', (lapack_int)n, l, (lapack_int)n);
+     * dpotrf('U') gives U = Lᵀ there, which read row-major is L. Complex: Aᵀ = Uᴴ·U
+     * gives A = Uᵀ·(Uᵀ)ᴴ, so L = Uᵀ again */
+    int64_t e = el(cx);
+    memcpy(l, a, (size_t)(e * n * n) * sizeof(double));
+    lapack_int ln = (lapack_int)n, info = cx ? LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, 'U', ln, Z(l), ln)
+                                             : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', ln, l, ln);
     if (info > 0)
         return zc__err(ZC_EINVAL, "cholesky: the matrix is not positive definite (leading minor %d)", (int)info);
     ZC_TRY(lapack_status(info, "cholesky (dpotrf)"));
     for (int64_t i = 0; i < n; i++)
-        for (int64_t j = i + 1; j < n; j++) l[i * n + j] = 0.0;
+        for (int64_t j = i + 1; j < n; j++)
+            for (int64_t p = 0; p < e; p++) l[e * (i * n + j) + p] = 0.0;
     return 0;
 }
 
@@ -358,39 +414,54 @@ int la_inv(int64_t n, const double *a, double *x)
 
 /* ---- determinant and symmetric eigendecomposition ---- */
 
-size_t la_det_bytes(int64_t n) { return (size_t)(n * n + 1) * sizeof(double) + (size_t)(n + 1) * sizeof(lapack_int); }
+size_t la_det_bytes(bool cx, int64_t n)
+{
+    return (size_t)(el(cx) * n * n + 1) * sizeof(double) + (size_t)(n + 1) * sizeof(lapack_int);
+}
 
-int la_det(int64_t n, const double *a, double *sign, double *logabs, double *det)
+int la_det(bool cx, int64_t n, const double *a, double *sign, double *logabs, double *det)
 {
     la_init();
     ZC_TRY(fits(n, n));
-    double sg = 1, la = 0, d = 1;
-    double *lu = dalloc(n * n);
+    int64_t e = el(cx);
+    /* sign and det as complex (re, im); a real one has im 0 */
+    double complex sg = 1, d = 1;
+    double la = 0;
+    double *lu = dalloc(e * n * n);
     lapack_int *ipiv = zc__malloc_array((size_t)n + 1, sizeof(lapack_int));
     int rc = lu && ipiv ? 0 : ZC_ENOMEM;
     if (rc == 0 && n) {
         /* det(Aᵀ) = det(A): the row-major buffer read column-major is factored as is */
-        memcpy(lu, a, (size_t)(n * n) * sizeof(double));
-        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, lu, (lapack_int)n, ipiv);
+        memcpy(lu, a, (size_t)(e * n * n) * sizeof(double));
+        lapack_int ln = (lapack_int)n,
+                   info = cx ? LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, ln, ln, Z(lu), ln, ipiv)
+                             : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, ln, ln, lu, ln, ipiv);
         if (info < 0) rc = lapack_status(info, "det (dgetrf)");
         /* info > 0: a zero pivot, U is still complete: the determinant is 0 */
         bool zero = false, nan = false;
         for (int64_t i = 0; rc == 0 && i < n; i++) {
-            double u = lu[i * n + i];
+            const double *p = lu + e * (i * n + i);
+            double complex u = cx ? CMPLX(p[0], p[1]) : p[0];
+            double au = cabs(u);
             if (ipiv[i] != i + 1) sg = -sg, d = -d;
-            if (u < 0) sg = -sg;
-            zero |= u == 0;
-            nan |= isnan(u);
-            la += log(fabs(u));
+            if (au > 0 && !isnan(au)) sg *= u / au;
+            zero |= au == 0;
+            nan |= isnan(au);
+            la += log(au);
             d *= u;
         }
-        if (nan) la = d = NAN; /* the sign keeps what the finite pivots say, as NumPy's */
+        if (nan) la = NAN, d = CMPLX(NAN, cx ? NAN : 0); /* the sign keeps what the finite pivots say, as NumPy's */
         else if (zero) sg = 0, la = -INFINITY, d = 0;
     }
     if (rc == 0) {
-        if (sign) *sign = sg;
+        double complex out[2] = {sg, d};
+        double *dst[2] = {sign, det};
+        for (int k = 0; k < 2; k++)
+            if (dst[k]) {
+                dst[k][0] = creal(out[k]);
+                if (cx) dst[k][1] = cimag(out[k]);
+            }
         if (logabs) *logabs = la;
-        if (det) *det = d;
     }
     zc__free(lu);
     zc__free(ipiv);
@@ -477,7 +548,7 @@ int la_lstsq(int64_t m, int64_t n, int64_t nrhs, const double *a, const double *
     if (!blk || !iwork) rc = ZC_ENOMEM;
     if (rc == 0) {
         double *ac = blk, *bc = ac + m * n, *sv = bc + ldb * nrhs, *work = sv + k, *r = work + lw, *xt = r + m * nrhs;
-        to_cm(m, n, a, ac);
+        to_cm(false, m, n, a, ac);
         memset(bc, 0, (size_t)(ldb * nrhs) * sizeof(double));
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < nrhs; j++) bc[j * ldb + i] = b[i * nrhs + j];
@@ -489,7 +560,7 @@ int la_lstsq(int64_t m, int64_t n, int64_t nrhs, const double *a, const double *
             if (info > 0) rc = zc__err(ZC_EINTERNAL, "lstsq: SVD (dgelsd) did not converge (%d)", (int)info);
             else rc = lapack_status(info, "lstsq (dgelsd)");
         } else if (m && n) {
-            rc = la_svd(m, n, a, NULL, sv, NULL); /* no right-hand side: the values still */
+            rc = la_svd(false, m, n, a, NULL, sv, NULL); /* no right-hand side: the values still */
             for (int64_t i = 0; i < k; i++) rk += sv[i] > DBL_EPSILON * (double)max64(m, n) * sv[0];
         } else {
             for (int64_t i = 0; i < ldb * nrhs; i++) bc[i] = 0;
@@ -521,10 +592,16 @@ int la_lstsq(int64_t m, int64_t n, int64_t nrhs, const double *a, const double *
     return rc;
 }
 
-void la_gemm_acc(int ta, int64_t m, int64_t n, int64_t k, const double *a, const double *b, double *c)
+void la_gemm_acc(bool cx, int ta, int64_t m, int64_t n, int64_t k, const double *a, const double *b, double *c)
 {
     la_init();
     if (!m || !n || !k) return;
+    if (cx) {
+        static const double one[2] = {1, 0};
+        cblas_zgemm(CblasRowMajor, ta ? CblasConjTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, one, a,
+                    (int)(ta ? m : k), b, (int)n, one, c, (int)n);
+        return;
+    }
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a,
                 (int)(ta ? m : k), b, (int)n, 1.0, c, (int)n);
 }
@@ -622,5 +699,5 @@ void la_gemm_rows(int64_t m, int64_t n, int64_t k, const double *a, const double
         return;
     }
 #endif
-    la_gemm_acc(0, m, n, k, a, b, c);
+    la_gemm_acc(false, 0, m, n, k, a, b, c);
 }

@@ -69,26 +69,30 @@ static void give(zc_array *a, zc_array **out)
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* a must be a non-empty float32/float64 array of `ndim` dims (0 = 1 or 2); its float64 form is held. */
-static int as_f64(keep *k, const char *fn, const char *what, zc_array *a, int ndim, zc_array **out)
+/* a must be a non-empty float32/float64 (or, when cplx, complex64/complex128)
+ * array of `ndim` dims (0 = 1 or 2); its float64 (complex128) form is held. */
+static int as_f64(keep *k, const char *fn, const char *what, zc_array *a, int ndim, bool cplx, zc_array **out)
 {
     if (!a) return zc__err(ZC_EINVAL, "%s: %s is NULL", fn, what);
     if (ndim ? a->ndim != ndim : (a->ndim != 1 && a->ndim != 2))
         return zc__err(ZC_EINVAL, "%s: %s must be %s, not %d-D", fn, what,
                        ndim == 2 ? "a 2-D matrix" : ndim == 1 ? "1-D" : "1-D or 2-D", a->ndim);
-    if (a->dtype != ZC_FLOAT64 && a->dtype != ZC_FLOAT32)
-        return zc__err(ZC_EINVAL, "%s: %s must be float32 or float64, not %s", fn, what, zc_dtype_name(a->dtype));
+    bool c = a->dtype == ZC_COMPLEX64 || a->dtype == ZC_COMPLEX128;
+    if (a->dtype != ZC_FLOAT64 && a->dtype != ZC_FLOAT32 && !(cplx && c))
+        return zc__err(ZC_EINVAL, "%s: %s must be float32 or float64%s, not %s", fn, what,
+                       cplx ? " (or complex64, complex128)" : "", zc_dtype_name(a->dtype));
     for (int d = 0; d < a->ndim; d++)
         if (a->shape[d] < 1) return zc__err(ZC_EINVAL, "%s: %s has an empty dimension %d", fn, what, d);
-    if (a->dtype == ZC_FLOAT64) {
+    zc_dtype to = c ? ZC_COMPLEX128 : ZC_FLOAT64;
+    if (a->dtype == to) {
         zc_array_retain(a);
         *out = a;
         return hold(k, 0, a);
     }
-    zc_array *c = NULL;
-    int rc = zc_astype(a, ZC_FLOAT64, &c);
-    ZC_TRY(hold(k, rc, c));
-    *out = c;
+    zc_array *cv = NULL;
+    int rc = zc_astype(a, to, &cv);
+    ZC_TRY(hold(k, rc, cv));
+    *out = cv;
     return 0;
 }
 
@@ -96,7 +100,7 @@ static int node(keep *k, la_op op, int ndim, const int64_t *shape, const int64_t
                 int64_t band, int64_t group, zc_array **out)
 {
     zc_array *a = NULL;
-    int rc = decomp_node(op, ndim, shape, chunks, op == LA_LSTSQ_RANK ? ZC_INT64 : ZC_FLOAT64, nin, in, band, group, &a);
+    int rc = decomp_node(op, ndim, shape, chunks, decomp_dtype(op, in[0]->dtype), nin, in, band, group, &a);
     ZC_TRY(hold(k, rc, a));
     *out = a;
     return 0;
@@ -114,6 +118,21 @@ static int transpose(keep *k, zc_array *a, zc_array **out)
     int rc = zc_matrix_transpose(a, &t);
     ZC_TRY(hold(k, rc, t));
     *out = t;
+    return 0;
+}
+
+/* aᴴ: the transpose, conjugated when complex */
+static int conj_t(keep *k, zc_array *a, zc_array **out)
+{
+    zc_array *t, *c = NULL;
+    ZC_TRY(transpose(k, a, &t));
+    if (a->dtype != ZC_COMPLEX128) {
+        *out = t;
+        return 0;
+    }
+    int rc = zc_elementwise("conj", 1, &t, &c);
+    ZC_TRY(hold(k, rc, c));
+    *out = c;
     return 0;
 }
 
@@ -383,7 +402,7 @@ static int atax(keep *k, zc_array *a, zc_array *x, zc_array **out)
 static int qr_impl(keep *k, zc_array *a, zc_array **q, zc_array **r)
 {
     zc_array *a64;
-    ZC_TRY(as_f64(k, "qr", "a", a, 2, &a64));
+    ZC_TRY(as_f64(k, "qr", "a", a, 2, true, &a64));
     int64_t m = a64->shape[0], n = a64->shape[1];
     if (m >= n) {
         zc_array *rr, *qq;
@@ -394,15 +413,23 @@ static int qr_impl(keep *k, zc_array *a, zc_array **q, zc_array **r)
         give(qq, q);
         return 0;
     }
-    /* short-fat: Q from the first m columns, R = triu(Qᵀ A) */
+    /* short-fat: Q from the first m columns, R = triu(Qᴴ A) (Qᴴ m×m: a product
+     * of the small Qᴴ when complex, partial products by row bands when real) */
     zc_array *lead, *qq, *p, *t = NULL;
     int64_t qshape[2] = {m, m};
     ZC_TRY(first_cols(k, a64, m, &lead));
     ZC_TRY(small(k, LA_QR_Q, 2, qshape, 1, &lead, &qq));
     give(qq, q);
     if (!r) return 0;
-    ZC_TRY(atb(k, qq, a64, &p));
-    int rc = zc_triu(p, 0, &t);
+    int rc;
+    if (a64->dtype == ZC_COMPLEX128) {
+        zc_array *qh;
+        ZC_TRY(conj_t(k, qq, &qh));
+        rc = zc_matmul(qh, a64, &p);
+        ZC_TRY(hold(k, rc, p));
+    } else
+        ZC_TRY(atb(k, qq, a64, &p));
+    rc = zc_triu(p, 0, &t);
     ZC_TRY(hold(k, rc, t));
     give(t, r);
     return 0;
@@ -453,12 +480,12 @@ static int svd_tall(keep *k, zc_array *a, zc_array **u, zc_array **s, zc_array *
 static int svd_any(keep *k, zc_array *a64, zc_array **u, zc_array **s, zc_array **vt)
 {
     if (a64->shape[0] >= a64->shape[1]) return svd_tall(k, a64, u, s, vt);
-    /* short-fat: Aᵀ = U' S V'ᵀ, so A = V' S U'ᵀ */
+    /* short-fat: Aᴴ = U' S V'ᴴ, so A = V' S U'ᴴ */
     zc_array *t, *ut = NULL, *vtt = NULL;
-    ZC_TRY(transpose(k, a64, &t));
+    ZC_TRY(conj_t(k, a64, &t));
     ZC_TRY(svd_tall(k, t, vt ? &ut : NULL, s, u ? &vtt : NULL));
-    if (u) ZC_TRY(transpose(k, vtt, u));
-    if (vt) ZC_TRY(transpose(k, ut, vt));
+    if (u) ZC_TRY(conj_t(k, vtt, u));
+    if (vt) ZC_TRY(conj_t(k, ut, vt));
     return 0;
 }
 
@@ -468,7 +495,7 @@ int zc_svd(zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
     if (!u && !s && !vt) return zc__err(ZC_EINVAL, "zc_svd: no output asked for");
     keep k = {.n = 0};
     zc_array *a64, *ru = NULL, *rs = NULL, *rv = NULL;
-    int rc = as_f64(&k, "svd", "a", a, 2, &a64);
+    int rc = as_f64(&k, "svd", "a", a, 2, true, &a64);
     if (rc == 0) rc = svd_any(&k, a64, u ? &ru : NULL, s ? &rs : NULL, vt ? &rv : NULL);
     if (rc == 0) {
         give(ru, u);
@@ -485,7 +512,7 @@ int zc_svdvals(zc_array *a, zc_array **s)
     if (!s) return zc__err(ZC_EINVAL, "zc_svdvals: NULL output");
     keep k = {.n = 0};
     zc_array *a64, *rs = NULL;
-    int rc = as_f64(&k, "svdvals", "a", a, 2, &a64);
+    int rc = as_f64(&k, "svdvals", "a", a, 2, true, &a64);
     if (rc == 0) rc = svd_any(&k, a64, NULL, &rs, NULL);
     if (rc == 0) give(rs, s);
     drop(&k);
@@ -528,7 +555,7 @@ static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, in
                      zc_array **u, zc_array **s, zc_array **vt)
 {
     zc_array *a64;
-    ZC_TRY(as_f64(k, "svd_compressed", "a", a, 2, &a64));
+    ZC_TRY(as_f64(k, "svd_compressed", "a", a, 2, false, &a64));
     int64_t m = a64->shape[0], n = a64->shape[1], mn = min64(m, n);
     if (rank < 1 || rank > mn)
         return zc__err(ZC_EINVAL, "svd_compressed: k = %lld must be in 1..%lld (min of the shape %lld x %lld)",
@@ -613,9 +640,9 @@ int zc_solve(zc_array *a, zc_array *b, zc_array **x)
     if (!x) return zc__err(ZC_EINVAL, "zc_solve: NULL output");
     keep k = {.n = 0};
     zc_array *a64 = NULL, *b64 = NULL, *r = NULL;
-    int rc = as_f64(&k, "solve", "a", a, 2, &a64);
+    int rc = as_f64(&k, "solve", "a", a, 2, false, &a64);
     if (rc == 0) rc = square("solve", a64);
-    if (rc == 0) rc = as_f64(&k, "solve", "b", b, 0, &b64);
+    if (rc == 0) rc = as_f64(&k, "solve", "b", b, 0, false, &b64);
     if (rc == 0 && b64->shape[0] != a64->shape[0])
         rc = zc__err(ZC_EINVAL, "solve: b has %lld rows, a is %lld x %lld", (long long)b64->shape[0],
                      (long long)a64->shape[0], (long long)a64->shape[1]);
@@ -636,7 +663,9 @@ static int square_results(const char *fn, zc_array *a, int n, const la_op *ops, 
     if (!any) return zc__err(ZC_EINVAL, "zc_%s: no output asked for", fn);
     keep k = {.n = 0};
     zc_array *a64, *r[2] = {NULL, NULL};
-    int rc = as_f64(&k, fn, "a", a, 2, &a64);
+    bool cplx = true;
+    for (int i = 0; i < n; i++) cplx &= decomp_complex_ok(ops[i]);
+    int rc = as_f64(&k, fn, "a", a, 2, cplx, &a64);
     if (rc == 0) rc = square(fn, a64);
     for (int i = 0; rc == 0 && i < n; i++)
         if (outs[i]) rc = small(&k, ops[i], nd[i], a64->shape, 1, &a64, &r[i]);
@@ -677,8 +706,8 @@ int zc_lstsq(zc_array *a, zc_array *b, zc_array **x, zc_array **residuals, zc_ar
     if (!x && !residuals && !rank && !s) return zc__err(ZC_EINVAL, "zc_lstsq: no output asked for");
     keep k = {.n = 0};
     zc_array *a64 = NULL, *b64 = NULL, *o[4] = {NULL, NULL, NULL, NULL};
-    int rc = as_f64(&k, "lstsq", "a", a, 2, &a64);
-    if (rc == 0) rc = as_f64(&k, "lstsq", "b", b, 0, &b64);
+    int rc = as_f64(&k, "lstsq", "a", a, 2, false, &a64);
+    if (rc == 0) rc = as_f64(&k, "lstsq", "b", b, 0, false, &b64);
     if (rc == 0 && b64->shape[0] != a64->shape[0])
         rc = zc__err(ZC_EINVAL, "lstsq: b has %lld rows, a is %lld x %lld", (long long)b64->shape[0],
                      (long long)a64->shape[0], (long long)a64->shape[1]);

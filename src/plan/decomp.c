@@ -19,6 +19,23 @@ static const char *const NAMES[LA_NOPS] = {
 
 static bool is_request(const zc_array *a) { return a->p.decomp.op == LA_REQ_R || a->p.decomp.op == LA_REQ_Q; }
 
+bool decomp_complex_ok(la_op op)
+{
+    switch (op) {
+    case LA_TSQR_R: case LA_TSQR_Q: case LA_QR_Q: case LA_QR_R: case LA_SVD_U: case LA_SVD_S: case LA_SVD_VT:
+    case LA_DET: case LA_SLOGDET_SIGN: case LA_SLOGDET_LOG: case LA_CHOLESKY: case LA_REQ_R: case LA_REQ_Q:
+        return true;
+    default: return false;
+    }
+}
+
+zc_dtype decomp_dtype(la_op op, zc_dtype in)
+{
+    if (op == LA_LSTSQ_RANK) return ZC_INT64;
+    if (op == LA_SVD_S || op == LA_SLOGDET_LOG) return ZC_FLOAT64;
+    return in;
+}
+
 int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,
                 zc_array *const *inputs, int64_t band, int64_t group, zc_array **out)
 {
@@ -55,7 +72,7 @@ static int pull(zc_array *in, int64_t r0, int64_t r1, int64_t c0, int64_t c1, do
 {
     zc_range sel[2] = {{r0, r1, 1}, {c0, c1, 1}};
     size_t n = (size_t)((r1 - r0) * (c1 - c0));
-    *buf = zc__malloc_array(n ? n : 1, sizeof(double));
+    *buf = zc__malloc_array(n ? n : 1, in->itemsize);
     if (!*buf) return ZC_ENOMEM;
     int rc = node_region(in, sel, *buf);
     if (rc < 0) {
@@ -91,7 +108,7 @@ static int pull_all(zc_array *in, double **buf)
         sel[d] = (zc_range){0, in->shape[d], 1};
         n *= (size_t)in->shape[d];
     }
-    *buf = zc__malloc_array(n ? n : 1, sizeof(double));
+    *buf = zc__malloc_array(n ? n : 1, in->itemsize);
     if (!*buf) return ZC_ENOMEM;
     int rc = node_region(in, sel, *buf);
     if (rc < 0) {
@@ -103,13 +120,16 @@ static int pull_all(zc_array *in, double **buf)
 
 static int64_t cols_of(const zc_array *x) { return x->ndim == 2 ? x->shape[1] : 1; }
 
+/* complex128 values (QR, SVD, det: the kernels' cx) */
+static bool cx_of(const zc_array *x) { return x->dtype == ZC_COMPLEX128; }
+
 static int tsqr_r_block(zc_array *a, int64_t b, double *out)
 {
     zc_array *A = a->inputs[0];
     int64_t rb = a->p.decomp.band, n = A->shape[1], r0 = b * rb, r1 = min64(A->shape[0], r0 + rb);
     double *band;
     ZC_TRY(pull(A, r0, r1, 0, n, &band));
-    int rc = la_qr_r(r1 - r0, n, band, out);
+    int rc = la_qr_r(cx_of(A), r1 - r0, n, band, out);
     zc__free(band);
     return rc;
 }
@@ -119,16 +139,17 @@ static int tsqr_q_block(zc_array *a, int64_t b, double *out)
     zc_array *A = a->inputs[0], *Q2 = a->inputs[1], *W = a->ninputs > 2 ? a->inputs[2] : NULL;
     int64_t rb = a->p.decomp.band, n = A->shape[1], r0 = b * rb, r1 = min64(A->shape[0], r0 + rb);
     int64_t k = min64(r1 - r0, n), w = a->shape[1];
+    bool cx = cx_of(A);
     double *band = NULL, *c = NULL, *wm = NULL, *cw = NULL;
     int rc = pull(Q2, b * n, b * n + k, 0, n, &c);
     if (rc == 0 && W) {
         rc = pull_all(W, &wm);
-        if (rc == 0 && !(cw = zc__calloc((size_t)(k * w > 0 ? k * w : 1), sizeof(double)))) rc = ZC_ENOMEM;
-        if (rc == 0) la_gemm_acc(0, k, w, n, c, wm, cw);
+        if (rc == 0 && !(cw = zc__calloc((size_t)(k * w > 0 ? k * w : 1), A->itemsize))) rc = ZC_ENOMEM;
+        if (rc == 0) la_gemm_acc(cx, 0, k, w, n, c, wm, cw);
         zc__free(wm);
     }
     if (rc == 0) rc = pull(A, r0, r1, 0, n, &band);
-    if (rc == 0) rc = la_qr_apply(r1 - r0, n, band, W ? cw : c, w, out);
+    if (rc == 0) rc = la_qr_apply(cx, r1 - r0, n, band, W ? cw : c, w, out);
     zc__free(band);
     zc__free(c);
     zc__free(cw);
@@ -151,7 +172,7 @@ static int prod_block(zc_array *a, const zc_range *sel, double *out)
                 la_gemm_rows(r1 - r0, w, c1 - c0, xp, wp, out);
             else /* by sub-bands of rows (see sub_rows) */
                 for (int64_t s0 = 0, sub = sub_rows(c1 - c0, w); s0 < r1 - r0; s0 += sub)
-                    la_gemm_acc(0, min64(sub, r1 - r0 - s0), w, c1 - c0, xp + s0 * (c1 - c0), wp, out + s0 * w);
+                    la_gemm_acc(false, 0, min64(sub, r1 - r0 - s0), w, c1 - c0, xp + s0 * (c1 - c0), wp, out + s0 * w);
             zc__free(wp);
         }
         zc__free(xo);
@@ -176,7 +197,8 @@ static int atb_block(zc_array *a, const zc_range *sel, double *out)
         if (rc == 0) {
             /* by sub-bands of rows (see sub_rows), each adding its Xᵀ·Y */
             for (int64_t s0 = 0, sub = sub_rows(p1 - p0, q1 - q0); s0 < r1 - r0; s0 += sub)
-                la_gemm_acc(1, p1 - p0, q1 - q0, min64(sub, r1 - r0 - s0), xp + s0 * (p1 - p0), yp + s0 * (q1 - q0), out);
+                la_gemm_acc(false, 1, p1 - p0, q1 - q0, min64(sub, r1 - r0 - s0), xp + s0 * (p1 - p0),
+                            yp + s0 * (q1 - q0), out);
             zc__free(yo);
         }
         zc__free(xo);
@@ -205,7 +227,7 @@ static int atax_block(zc_array *a, const zc_range *sel, double *out)
             int64_t h = min64(sub, r1 - r0 - s0);
             memset(t, 0, (size_t)(h * l) * sizeof(double));
             la_gemm_rows(h, l, n, ab + s0 * n, x, t); /* A_s streamed in: see la_gemm_rows */
-            la_gemm_acc(1, n, l, h, ab + s0 * n, t, out);
+            la_gemm_acc(false, 1, n, l, h, ab + s0 * n, t, out);
         }
         zc__free(ao);
     }
@@ -219,6 +241,7 @@ static int small_block(zc_array *a, void *out)
     la_op op = (la_op)a->p.decomp.op;
     zc_array *A = a->inputs[0];
     int64_t m = A->shape[0], n = A->ndim == 2 ? A->shape[1] : 1, k = min64(m, n);
+    bool cx = cx_of(A);
     double *x = NULL, *y = NULL, *t1 = NULL, *t2 = NULL;
     ZC_TRY(pull_all(A, &x));
     int rc = 0;
@@ -226,21 +249,21 @@ static int small_block(zc_array *a, void *out)
     int64_t r = a->ninputs > 1 ? cols_of(a->inputs[1]) : 0;
     if (rc < 0) goto out;
     switch (op) {
-    case LA_QR_Q: rc = la_qr(m, n, x, out, NULL); break;
-    case LA_QR_R: rc = la_qr(m, n, x, NULL, out); break;
-    case LA_SVD_S: rc = la_svd(m, n, x, NULL, out, NULL); break;
+    case LA_QR_Q: rc = la_qr(cx, m, n, x, out, NULL); break;
+    case LA_QR_R: rc = la_qr(cx, m, n, x, NULL, out); break;
+    case LA_SVD_S: rc = la_svd(cx, m, n, x, NULL, out, NULL); break;
     case LA_SVD_U: case LA_SVD_VT:
         t1 = zc__malloc_array((size_t)(k + 1), sizeof(double));
-        t2 = zc__malloc_array((size_t)((op == LA_SVD_U ? k * n : m * k) + 1), sizeof(double));
+        t2 = zc__malloc_array((size_t)((op == LA_SVD_U ? k * n : m * k) + 1), A->itemsize);
         if (!t1 || !t2) { rc = ZC_ENOMEM; break; }
-        rc = op == LA_SVD_U ? la_svd(m, n, x, out, t1, t2) : la_svd(m, n, x, t2, t1, out);
+        rc = op == LA_SVD_U ? la_svd(cx, m, n, x, out, t1, t2) : la_svd(cx, m, n, x, t2, t1, out);
         break;
     case LA_SOLVE: rc = la_solve(m, r, x, y, out); break;
-    case LA_CHOLESKY: rc = la_cholesky(m, x, out); break;
+    case LA_CHOLESKY: rc = la_cholesky(cx, m, x, out); break;
     case LA_INV: rc = la_inv(m, x, out); break;
-    case LA_DET: rc = la_det(m, x, NULL, NULL, out); break;
-    case LA_SLOGDET_SIGN: rc = la_det(m, x, out, NULL, NULL); break;
-    case LA_SLOGDET_LOG: rc = la_det(m, x, NULL, out, NULL); break;
+    case LA_DET: rc = la_det(cx, m, x, NULL, NULL, out); break;
+    case LA_SLOGDET_SIGN: rc = la_det(cx, m, x, out, NULL, NULL); break;
+    case LA_SLOGDET_LOG: rc = la_det(cx, m, x, NULL, out, NULL); break;
     case LA_EIGH_W: rc = la_eigh(m, x, out, NULL); break;
     case LA_EIGH_V:
         if (!(t1 = zc__malloc_array((size_t)(m + 1), sizeof(double)))) { rc = ZC_ENOMEM; break; }
@@ -269,7 +292,7 @@ static int decomp_region(zc_array *a, const zc_range *sel, void *out)
             return zc__err(ZC_EINTERNAL, "%s: a region that is not one block was asked for", decomp_name(a));
     }
     for (int i = 0; i < a->ninputs; i++)
-        if (a->inputs[i]->dtype != ZC_FLOAT64)
+        if (a->inputs[i]->dtype != ZC_FLOAT64 && !(cx_of(a->inputs[i]) && decomp_complex_ok(a->p.decomp.op)))
             return zc__err(ZC_EINTERNAL, "%s: input %d is %s, not float64", decomp_name(a), i,
                            zc_dtype_name(a->inputs[i]->dtype));
     if (is_request(a)) return zc__err(ZC_EINTERNAL, "plan: a TSQR request not expanded to its bands");
@@ -288,13 +311,13 @@ static int decomp_region(zc_array *a, const zc_range *sel, void *out)
 static size_t region2(const zc_array *in, int64_t r0, int64_t r1, int64_t c0, int64_t c1, node_proj_fn proj)
 {
     zc_range sel[2] = {{r0, r1, 1}, {c0, c1, 1}};
-    return (size_t)((r1 - r0) * (c1 - c0)) * sizeof(double) + proj(in, sel);
+    return (size_t)((r1 - r0) * (c1 - c0)) * in->itemsize + proj(in, sel);
 }
 
 static size_t whole(const zc_array *in, node_proj_fn proj)
 {
     zc_range sel[2];
-    size_t n = sizeof(double);
+    size_t n = in->itemsize;
     for (int d = 0; d < in->ndim; d++) {
         sel[d] = (zc_range){0, in->shape[d], 1};
         n *= (size_t)in->shape[d];
@@ -307,17 +330,18 @@ static size_t decomp_proj(const zc_array *a, const zc_range *sel, node_proj_fn p
     la_op op = (la_op)a->p.decomp.op;
     const zc_array *A = a->inputs[0];
     int64_t m = A->shape[0], n = A->ndim == 2 ? A->shape[1] : 1, k = min64(m, n);
+    bool cx = cx_of(A);
     switch (op) {
     case LA_TSQR_R: {
         int64_t rows = min64(a->p.decomp.band, m);
-        return region2(A, 0, rows, 0, n, proj) + la_qr_r_bytes(rows, n);
+        return region2(A, 0, rows, 0, n, proj) + la_qr_r_bytes(cx, rows, n);
     }
     case LA_TSQR_Q: {
         int64_t rows = min64(a->p.decomp.band, m), kk = min64(rows, n), w = a->shape[1];
         size_t t = region2(a->inputs[1], 0, kk, 0, n, proj);
-        if (a->ninputs > 2) t += whole(a->inputs[2], proj) + (size_t)(kk * w) * sizeof(double);
+        if (a->ninputs > 2) t += whole(a->inputs[2], proj) + (size_t)(kk * w) * A->itemsize;
         /* the W product is freed before the band is pulled, but c and cw stay */
-        return t + region2(A, 0, rows, 0, n, proj) + la_qr_apply_bytes(rows, n, w);
+        return t + region2(A, 0, rows, 0, n, proj) + la_qr_apply_bytes(cx, rows, n, w);
     }
     case LA_PROD: {
         int64_t cc = min64(A->chunks[1], n);
@@ -338,13 +362,14 @@ static size_t decomp_proj(const zc_array *a, const zc_range *sel, node_proj_fn p
     size_t t = whole(A, proj) + (a->ninputs > 1 ? whole(a->inputs[1], proj) : 0);
     int64_t r = a->ninputs > 1 ? cols_of(a->inputs[1]) : 0;
     switch (op) {
-    case LA_QR_Q: case LA_QR_R: return t + la_qr_bytes(m, n);
-    case LA_SVD_S: return t + la_svd_bytes(m, n, 0);
-    case LA_SVD_U: case LA_SVD_VT: return t + la_svd_bytes(m, n, 1) + (size_t)(k + 2 + k * (m > n ? m : n)) * sizeof(double);
+    case LA_QR_Q: case LA_QR_R: return t + la_qr_bytes(cx, m, n);
+    case LA_SVD_S: return t + la_svd_bytes(cx, m, n, 0);
+    case LA_SVD_U: case LA_SVD_VT:
+        return t + la_svd_bytes(cx, m, n, 1) + (size_t)(k + 2) * sizeof(double) + (size_t)(k * (m > n ? m : n)) * A->itemsize;
     case LA_SOLVE: return t + la_solve_bytes(m, r);
     case LA_CHOLESKY: return t + la_cholesky_bytes(m);
     case LA_INV: return t + la_inv_bytes(m);
-    case LA_DET: case LA_SLOGDET_SIGN: case LA_SLOGDET_LOG: return t + la_det_bytes(m);
+    case LA_DET: case LA_SLOGDET_SIGN: case LA_SLOGDET_LOG: return t + la_det_bytes(cx, m);
     case LA_EIGH_W: return t + la_eigh_bytes(m, 0);
     case LA_EIGH_V: return t + la_eigh_bytes(m, 1) + (size_t)(m + 1) * sizeof(double);
     default: return t + la_lstsq_bytes(m, n, r);
@@ -377,10 +402,12 @@ static bool layout_ok(const zc_array *a)
 {
     la_op op = (la_op)a->p.decomp.op;
     int nin = a->ninputs;
-    if (a->dtype != (op == LA_LSTSQ_RANK ? ZC_INT64 : ZC_FLOAT64)) return false;
+    zc_dtype t = a->inputs[0]->dtype;
+    if ((t != ZC_FLOAT64 && !(t == ZC_COMPLEX128 && decomp_complex_ok(op))) || a->dtype != decomp_dtype(op, t))
+        return false;
     for (int i = 0; i < nin; i++) {
         const zc_array *x = a->inputs[i];
-        if (x->dtype != ZC_FLOAT64 || x->ndim < 1 || x->ndim > 2) return false;
+        if (x->dtype != t || x->ndim < 1 || x->ndim > 2) return false;
         for (int d = 0; d < x->ndim; d++)
             if (x->shape[d] < 1) return false;
     }

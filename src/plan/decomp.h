@@ -1,7 +1,9 @@
 /* plan/decomp.h — the NODE_DECOMP kind: one node kind for the dense linear
  * algebra operations (ops/decomp.c builds them, kernels/lapack.c computes), its
- * `op` saying which. All values are float64 (the ops convert float32 inputs
- * first), except the rank of lstsq (int64). Every decomp node is materialized
+ * `op` saying which. Values are float64 (the ops convert float32 inputs
+ * first), except the rank of lstsq (int64); QR, SVD, the determinant and
+ * Cholesky (decomp_complex_ok) also take complex128 inputs (complex64 converted), their
+ * results complex128 but for the singular values and log|det| (decomp_dtype). Every decomp node is materialized
  * (plan.c): a task computes one whole block, never part of one.
  *
  *   TSQR_R   inputs A (m×n, m ≥ n), `band` rows per task: block i is the R factor
@@ -41,6 +43,11 @@ typedef enum {
     LA_INV, LA_LSTSQ_X, LA_LSTSQ_RES, LA_LSTSQ_RANK, LA_LSTSQ_S, LA_ATAX, LA_DET, LA_SLOGDET_SIGN, LA_SLOGDET_LOG,
     LA_EIGH_W, LA_EIGH_V, LA_REQ_R, LA_REQ_Q, LA_NOPS
 } la_op;
+
+/* Whether op also computes on complex128 (every input complex128). */
+bool decomp_complex_ok(la_op op);
+/* The dtype of op's result for inputs of dtype `in` (float64 or complex128). */
+zc_dtype decomp_dtype(la_op op, zc_dtype in);
 
 /* A new decomp node (inputs retained). */
 int decomp_node(la_op op, int ndim, const int64_t *shape, const int64_t *chunks, zc_dtype dtype, int ninputs,

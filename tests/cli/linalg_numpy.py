@@ -4,7 +4,8 @@
 For matrices of several shapes and chunkings (tall-skinny, short-fat, square,
 one where TSQR recurses because the stacked R factors are taller than a band),
 runs `zcube eval` on qr(a)[i], svd(a)[i], svdvals(a), svd_compressed(...)[i],
-solve, inv, cholesky, det, slogdet(a)[i], eigh(a)[i], eigvalsh and lstsq(...)[i] with Zarr v2 inputs and outputs, and
+solve, inv, cholesky, det, slogdet(a)[i], eigh(a)[i], eigvalsh and lstsq(...)[i]
+(complex128 too for qr, svd, svdvals, det, slogdet, cholesky) with Zarr v2 inputs and outputs, and
 checks against numpy.linalg: singular values equal to 1e-10 (relative to the
 largest), Q·R = A and QᵀQ = I to 1e-10, |R| equal to NumPy's up to row signs,
 U·diag(S)·Vt = A, solve/inv/cholesky/lstsq values to 1e-10.
@@ -71,8 +72,8 @@ def close(got, exp, tol, what):
                                                     np.max(np.abs(got - exp)) if got.shape == exp.shape else -1))
 
 
-def decompositions(m, n, chunks, label):
-    a = rng.standard_normal((m, n))
+def decompositions(m, n, chunks, label, cplx=False):
+    a = rng.standard_normal((m, n)) + (1j * rng.standard_normal((m, n)) if cplx else 0)
     ins = {"a": put("a", a, chunks)}
     sref = np.linalg.svd(a, compute_uv=False)
     s, err = ev("svdvals(a)", ins)
@@ -84,8 +85,8 @@ def decompositions(m, n, chunks, label):
     if u is not None and vt is not None and s2 is not None:
         close(u @ np.diag(s2) @ vt, a, 1e-10, "%s U S Vt = A" % label)
         k = min(m, n)
-        close(u.T @ u, np.eye(k), 1e-10, "%s UtU = I" % label)
-        close(vt @ vt.T, np.eye(k), 1e-10, "%s Vt V = I" % label)
+        close(u.conj().T @ u, np.eye(k), 1e-10, "%s UtU = I" % label)
+        close(vt @ vt.conj().T, np.eye(k), 1e-10, "%s Vt V = I" % label)
     else:
         check(False, "%s svd factors: %s %s" % (label, e1, e3))
     q, e4 = ev("qr(a)[0]", ins)
@@ -94,10 +95,12 @@ def decompositions(m, n, chunks, label):
         check(False, "%s qr: %s %s" % (label, e4, e5))
         return
     close(q @ r, a, 1e-10, "%s Q R = A" % label)
-    close(q.T @ q, np.eye(q.shape[1]), 1e-10, "%s QtQ = I" % label)
+    close(q.conj().T @ q, np.eye(q.shape[1]), 1e-10, "%s QtQ = I" % label)
     rref = np.linalg.qr(a)[1]
-    sg = np.where(np.sign(np.diag(r)) == np.sign(np.diag(rref)), 1.0, -1.0)
-    close(r * sg[:, None], rref, 1e-10, "%s R = NumPy's R up to row signs" % label)
+    # up to a unit factor per row (a sign when real, a phase when complex)
+    ph = np.diag(r) / np.where(np.diag(rref) == 0, 1, np.diag(rref))
+    ph = ph / np.where(np.abs(ph) == 0, 1, np.abs(ph))
+    close(r, rref * ph[:, None], 1e-10, "%s R = NumPy's R up to row signs" % label)
     check(np.all(np.tril(r, -1) == 0), "%s R upper triangular" % label)
 
 
@@ -107,6 +110,24 @@ decompositions(3000, 10, (20, 10), "tall 3000x10 (20,10), recursion")
 decompositions(8, 300, (8, 50), "short-fat 8x300 (8,50)")
 decompositions(40, 40, (13, 40), "square 40x40 (13,40)")
 decompositions(123, 17, (10, 17), "float64 123x17 (10,17)")
+decompositions(500, 8, (37, 8), "complex tall 500x8 (37,8)", cplx=True)
+decompositions(3000, 10, (20, 10), "complex tall 3000x10 (20,10), recursion", cplx=True)
+decompositions(8, 300, (8, 50), "complex short-fat 8x300 (8,50)", cplx=True)
+
+# complex det, slogdet, cholesky (Hermitian positive definite)
+n = 30
+a = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+p = a @ a.conj().T + n * np.eye(n)
+ins = {"a": put("ca", a, (7, 30)), "p": put("cp", p, (30, 30))}
+x, err = ev("det(a)", ins)
+close(x, np.linalg.det(a), 1e-10, "complex det(a) " + err)
+sign, logdet = np.linalg.slogdet(a)
+x, err = ev("slogdet(a)[0]", ins)
+close(x, sign, 1e-12, "complex slogdet(a)[0] " + err)
+x, err = ev("slogdet(a)[1]", ins)
+close(x, logdet, 1e-12, "complex slogdet(a)[1] " + err)
+x, err = ev("cholesky(p)", ins)
+close(x, np.linalg.cholesky(p), 1e-10, "complex cholesky(p) " + err)
 
 # randomized SVD of a matrix of rank 10 plus small noise: the top values agree
 m, n, k = 800, 300, 10
