@@ -545,9 +545,15 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
     if (rc == 0 && !(marks = materialized(&l))) rc = ZC_ENOMEM;
     for (int i = 0; i < l.n && marks; i++)
         if (marks[i]) l.v[i]->stage = 0;
+    /* held while expanding: an expansion may drop another node of the list
+     * (a TSQR Q request lets go of its R request once it has its factors) */
+    for (int i = 0; i < l.n; i++) zc_array_retain(l.v[i]);
     for (int i = 0; i < l.n && rc == 0; i++)
         if (kind_of(l.v[i])->expand) rc = kind_of(l.v[i])->expand(l.v[i], p->limit, block_projection);
-    for (int i = 0; i < l.n; i++) l.v[i]->stage = -1;
+    for (int i = 0; i < l.n; i++) {
+        l.v[i]->stage = -1;
+        zc_array_release(l.v[i]);
+    }
     zc__free(marks);
     l.n = 0;
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
