@@ -921,6 +921,38 @@ ZC_API int zc_eigh(zc_array *a, zc_array **w, zc_array **v);
  */
 ZC_API int zc_lstsq(zc_array *a, zc_array *b, zc_array **x, zc_array **residuals, zc_array **rank, zc_array **s);
 
+/* ---- the rest of the linalg extension, composed of the operations above ----
+ * Each is a graph of takes, elementwise functions, reductions, products and
+ * decompositions, planned under the bound as those are. Matrices are the last
+ * two dims of x (stacks broadcast), except where "2-D" is said: there a stack
+ * is ZC_EUNSUPPORTED (the Python module takes stacks). Return 0, ZC_EINVAL
+ * (NULL argument, too few dims, non-square where square is needed, a bad ord
+ * or axis, shapes that do not broadcast), ZC_EUNSUPPORTED, ZC_ENOMEM. */
+/** The offset diagonal of each matrix (offset > 0: above the main one): (..., K). */
+ZC_API int zc_diagonal(zc_array *x, int64_t offset, zc_array **out);
+/** The sum of each matrix's offset diagonal (as zc_reduce "sum"). */
+ZC_API int zc_trace(zc_array *x, int64_t offset, zc_array **out);
+/** The ord-norm of |x| over axes (naxes 0: all): ord INFINITY (max), -INFINITY
+ *  (min), 0 (non-zero count), 1, 2, or any p (sum of |x|^p)^(1/p); a real
+ *  floating result (integers computed as float64). */
+ZC_API int zc_vector_norm(zc_array *x, const int *axes, int naxes, int keepdims, double ord, zc_array **out);
+/** The matrix norm of each matrix: ord "fro", "1", "-1", "inf", "-inf" (largest or
+ *  smallest column or row sum of |x|), or "2", "-2", "nuc" (from the singular
+ *  values: 2-D). keepdims keeps the two dims as 1. */
+ZC_API int zc_matrix_norm(zc_array *x, const char *ord, int keepdims, zc_array **out);
+/** The cross product of 3-vectors along axis (negative, of size 3 in both; x1 and
+ *  x2 broadcast). */
+ZC_API int zc_cross(zc_array *x1, zc_array *x2, int axis, zc_array **out);
+/** x·x·…·x (n times) of square matrices, by squaring; n = 0 the identity, n < 0
+ *  powers of zc_inv(x) (2-D). */
+ZC_API int zc_matrix_power(zc_array *x, int64_t n, zc_array **out);
+/** The number of singular values above rtol times the largest (rtol < 0:
+ *  max(M, N)·eps of x's precision), int64, 0-d (2-D). */
+ZC_API int zc_matrix_rank(zc_array *x, double rtol, zc_array **out);
+/** The Moore-Penrose pseudo-inverse V·diag(1/s)·Uᴴ, singular values at most rtol
+ *  times the largest (rtol < 0 as zc_matrix_rank) counted as zero (2-D). */
+ZC_API int zc_pinv(zc_array *x, double rtol, zc_array **out);
+
 /* ===================================================================== 11. Computing [stable] */
 
 typedef struct {

@@ -281,7 +281,8 @@ TEST(eval_errors)
     CHECK(fails(&e, "vecdot(u, k[:6])", "vecdot: shapes (6, 10) and (6,) differ along axis -1", 1));
     CHECK(fails(&e, "k.T + (1).T", "'.T' applies to arrays, not an integer", 0));
     CHECK(fails(&e, "squeeze(u, 0)", "squeeze", 1));
-    CHECK(fails(&e, "linalg.matrix_rank(u)", "function 'linalg.matrix_rank' is not available", 0));
+    CHECK(fails(&e, "linalg.norm(u)", "function 'linalg.norm' is not available", 0));
+    CHECK(fails(&e, "matrix_power(u, 2)", "matrix_power: needs square matrices, got 6 x 10", 1));
     CHECK(fails(&e, "linalg.eigh(u)", "eigh: the matrix must be square, not 6 x 10", 1));
     CHECK(fails(&e, "sum", "'sum' is a function: call it, as in sum(...)", 0));
     CHECK(fails(&e, "u.real", "attribute access ('.real') is not supported", 0));

@@ -1,7 +1,10 @@
 /* tools/expr_fn_linalg.c — handlers of linear algebra (matmul, tensordot,
  * vecdot, outer) and of decompositions and solvers (qr, svd, svdvals,
- * svd_compressed, solve, cholesky, inv, det, slogdet, eigh, eigvalsh, lstsq);
+ * svd_compressed, solve, cholesky, inv, det, slogdet, eigh, eigvalsh, lstsq),
+ * and the rest of the linalg extension (diagonal ... pinv, composed in the library);
  * several results make a tuple, indexed: svd(a)[1]. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,4 +111,67 @@ int ex_fn_decomp(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *arg
     if (rc < 0) return ex_fail_zc(e, rc, call->col, f->name);
     if (n == 1) return ex_set_array(out, r[0]);
     return ex_set_tuple(out, r, n, call->col);
+}
+
+/* diagonal, trace, vector_norm, matrix_norm, cross, matrix_power, matrix_rank,
+ * pinv: arguments checked here, the work the library's (zc_diagonal ...) */
+int ex_fn_linalg_ext(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
+{
+    const char *api = f->api;
+    if (ex_need_array(f, &args[0], "x") < 0) return -1;
+    zc_array *x = args[0].arr, *r = NULL, *t = NULL;
+    int rc;
+    if (!strcmp(api, "diagonal") || !strcmp(api, "trace")) {
+        int64_t off = 0;
+        zc_dtype dt = ZC_BOOL;
+        if (args[1].kind != V_NONE && ex_as_int(&args[1], "offset", &off) < 0) return -1;
+        if (!strcmp(api, "trace") && args[2].kind != V_NONE && ex_as_dtype(&args[2], "dtype", &dt) < 0) return -1;
+        if (!strcmp(api, "diagonal") || dt == ZC_BOOL) {
+            rc = !strcmp(api, "diagonal") ? zc_diagonal(x, off, &r) : zc_trace(x, off, &r);
+        } else { /* trace(x, dtype=): the diagonal summed in that dtype */
+            zc_array *d = NULL;
+            if ((rc = zc_diagonal(x, off, &d)) == 0 && (rc = zc_astype(d, dt, &t)) == 0) {
+                int ax;
+                if ((rc = zc_array_info(t, &ax, NULL, NULL, NULL)) == 0) {
+                    ax -= 1;
+                    rc = zc_reduce("sum", t, &ax, 1, 0, 0, &r);
+                }
+            }
+            zc_array_release(d);
+            zc_array_release(t);
+        }
+    } else if (!strcmp(api, "vector_norm") || !strcmp(api, "matrix_norm")) {
+        int vec = api[0] == 'v', keepdims = 0, n = 0, axes[ZC_MAX_DIMS];
+        const ex_value *kv = &args[vec ? 2 : 1], *ov = &args[vec ? 3 : 2];
+        if (vec && ex_as_axes(&args[1], "axis", &n, axes) < 0) return -1;
+        if (kv->kind != V_NONE && ex_as_bool(kv, "keepdims", &keepdims) < 0) return -1;
+        double ord = 2;
+        char ords[16] = "fro";
+        if (ov->kind == V_STR && !vec) snprintf(ords, sizeof ords, "%s", ov->s);
+        else if (ov->kind != V_NONE) {
+            if (ex_as_number(ov, "ord", &ord) < 0) return -1;
+            if (!vec) {
+                if (isinf(ord)) snprintf(ords, sizeof ords, "%sinf", ord < 0 ? "-" : "");
+                else if (ord == 1 || ord == -1 || ord == 2 || ord == -2) snprintf(ords, sizeof ords, "%g", ord);
+                else return ex_fail(ov->col, "matrix_norm(): ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf");
+            }
+        }
+        rc = vec ? zc_vector_norm(x, axes, n < 0 ? 0 : n, keepdims, ord, &r) : zc_matrix_norm(x, ords, keepdims, &r);
+    } else if (!strcmp(api, "cross")) {
+        int axis = -1;
+        if (args[2].kind != V_NONE && ex_as_axis(&args[2], "axis", 0, &axis) < 0) return -1;
+        if (ex_as_array(e, &args[1], "x2", &t) < 0) return -1;
+        rc = zc_cross(x, t, axis, &r);
+        zc_array_release(t);
+    } else if (!strcmp(api, "matrix_power")) {
+        int64_t n;
+        if (ex_as_int(&args[1], "n", &n) < 0) return -1;
+        rc = zc_matrix_power(x, n, &r);
+    } else { /* matrix_rank, pinv */
+        double rtol = -1;
+        if (args[1].kind != V_NONE && ex_as_number(&args[1], "rtol", &rtol) < 0) return -1;
+        if (args[1].kind != V_NONE && !(rtol >= 0)) return ex_fail(args[1].col, "%s(): rtol must be >= 0", f->name);
+        rc = api[0] == 'p' ? zc_pinv(x, rtol, &r) : zc_matrix_rank(x, rtol, &r);
+    }
+    return ex_lib_result(e, f, call, rc, &r, out);
 }

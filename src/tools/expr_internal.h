@@ -166,6 +166,7 @@ EX_HANDLER(searchsorted);
 EX_HANDLER(take_along_axis);
 EX_HANDLER(linalg);
 EX_HANDLER(decomp);
+EX_HANDLER(linalg_ext);
 EX_HANDLER(fft);
 EX_HANDLER(fftn);
 EX_HANDLER(fftfreq);

@@ -12,8 +12,8 @@
 /* names of the array API (and of NumPy) that zcube does not offer yet */
 static const char *const UNAVAILABLE[] = {
     "dot", "einsum", "inner", "result_type",
-    "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype", "matrix_rank", "cross",
-    "norm", "vector_norm", "matrix_norm", "trace", "diagonal", "pinv", "median", "quantile", "percentile",
+    "can_cast", "finfo", "iinfo", "asarray", "from_dlpack", "isdtype",
+    "norm", "median", "quantile", "percentile",
     "average", "nanmean", "nansum",
 };
 
@@ -134,6 +134,23 @@ static const ex_fdef FUNCS[] = {
     {"linalg.eigvalsh", "a|x", 1, 1, ex_fn_decomp, "eigvalsh", 0},
     {"lstsq", "a,b,rcond", 2, 2, ex_fn_decomp, "lstsq", 0},
     {"linalg.lstsq", "a,b,rcond", 2, 2, ex_fn_decomp, "lstsq", 0},
+    /* the rest of the linalg extension (composed in the library) */
+    {"diagonal", "x,offset", 1, 1, ex_fn_linalg_ext, "diagonal", 0},
+    {"linalg.diagonal", "x,offset", 1, 1, ex_fn_linalg_ext, "diagonal", 0},
+    {"trace", "x,offset,dtype", 1, 1, ex_fn_linalg_ext, "trace", 0},
+    {"linalg.trace", "x,offset,dtype", 1, 1, ex_fn_linalg_ext, "trace", 0},
+    {"vector_norm", "x,axis,keepdims,ord", 1, 1, ex_fn_linalg_ext, "vector_norm", 0},
+    {"linalg.vector_norm", "x,axis,keepdims,ord", 1, 1, ex_fn_linalg_ext, "vector_norm", 0},
+    {"matrix_norm", "x,keepdims,ord", 1, 1, ex_fn_linalg_ext, "matrix_norm", 0},
+    {"linalg.matrix_norm", "x,keepdims,ord", 1, 1, ex_fn_linalg_ext, "matrix_norm", 0},
+    {"cross", "x1,x2,axis", 2, 2, ex_fn_linalg_ext, "cross", 0},
+    {"linalg.cross", "x1,x2,axis", 2, 2, ex_fn_linalg_ext, "cross", 0},
+    {"matrix_power", "x,n", 2, 2, ex_fn_linalg_ext, "matrix_power", 0},
+    {"linalg.matrix_power", "x,n", 2, 2, ex_fn_linalg_ext, "matrix_power", 0},
+    {"matrix_rank", "x,rtol", 1, 1, ex_fn_linalg_ext, "matrix_rank", 0},
+    {"linalg.matrix_rank", "x,rtol", 1, 1, ex_fn_linalg_ext, "matrix_rank", 0},
+    {"pinv", "x,rtol", 1, 1, ex_fn_linalg_ext, "pinv", 0},
+    {"linalg.pinv", "x,rtol", 1, 1, ex_fn_linalg_ext, "pinv", 0},
     /* the fft extension (also as fft.*): n=, axis=/axes=, norm="backward"|"ortho"|"forward" */
     {"fft", "x|a,n,axis,norm", 1, 4, ex_fn_fft, "fft", 0},
     {"fft.fft", "x|a,n,axis,norm", 1, 4, ex_fn_fft, "fft", 0},

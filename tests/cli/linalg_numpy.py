@@ -69,7 +69,7 @@ def close(got, exp, tol, what):
         return
     ok = got.shape == exp.shape and np.max(np.abs(got - exp), initial=0) <= tol * max(1.0, np.max(np.abs(exp), initial=0))
     check(ok, "%s: shape %s vs %s, max diff %.3g" % (what, got.shape, exp.shape,
-                                                    np.max(np.abs(got - exp)) if got.shape == exp.shape else -1))
+                                                    np.max(np.abs(got - exp), initial=0) if got.shape == exp.shape else -1))
 
 
 def decompositions(m, n, chunks, label, cplx=False):
@@ -191,6 +191,52 @@ for i, what in enumerate(["x", "residuals", "rank", "s"]):
     got, err = ev("lstsq(a, b)[%d]" % i, ins)
     close(None if got is None else np.asarray(got, dtype=np.float64), np.asarray(ref[i], dtype=np.float64), 1e-10,
           "lstsq(a, b)[%d] (%s) %s" % (i, what, err))
+
+# the rest of the linalg extension (composed in the library)
+a = rng.standard_normal((7, 5))
+st = rng.standard_normal((3, 4, 4))
+c = rng.standard_normal((6, 3)) + 1j * rng.standard_normal((6, 3))
+v1, v2 = rng.standard_normal((4, 3)), rng.standard_normal((3,))
+sq = rng.standard_normal((5, 5)) + 3 * np.eye(5)
+lowrank = rng.standard_normal((8, 3)) @ rng.standard_normal((3, 6))
+ins = {"a": put("xa", a, (3, 2)), "s": put("xs", st, (2, 3, 4)), "c": put("xc", c, (4, 3)),
+       "v": put("xv", v1, (3, 3)), "w": put("xw", v2, (3,)), "q": put("xq", sq, (2, 5)),
+       "l": put("xl", lowrank, (3, 6))}
+cases = [
+    ("diagonal(a)", np.diagonal(a)), ("linalg.diagonal(a, offset=2)", np.diagonal(a, 2)),
+    ("diagonal(a, offset=-3)", np.diagonal(a, -3)), ("diagonal(a, offset=9)", np.diagonal(a, 9)),
+    ("diagonal(s, offset=1)", np.diagonal(st, 1, axis1=-2, axis2=-1)),
+    ("trace(a)", np.trace(a)), ("trace(s, offset=-1)", np.trace(st, -1, axis1=-2, axis2=-1)),
+    ("vector_norm(a)", np.linalg.norm(a.ravel())), ("vector_norm(a, axis=1)", np.linalg.norm(a, axis=1)),
+    ("vector_norm(a, axis=0, ord=1)", np.linalg.norm(a, 1, axis=0)),
+    ("vector_norm(a, axis=1, ord=inf)", np.linalg.norm(a, np.inf, axis=1)),
+    ("vector_norm(a, axis=1, ord=-inf)", np.linalg.norm(a, -np.inf, axis=1)),
+    ("vector_norm(a, axis=1, ord=0)", np.linalg.norm(a, 0, axis=1)),
+    ("vector_norm(a, axis=(0, 1), ord=3, keepdims=True)", np.sum(np.abs(a) ** 3, keepdims=True) ** (1 / 3)),
+    ("vector_norm(c, axis=0)", np.linalg.norm(c, axis=0)),
+    ("matrix_norm(a)", np.linalg.norm(a, "fro")), ("matrix_norm(s)", np.linalg.norm(st, "fro", axis=(-2, -1))),
+    ("matrix_norm(a, ord=1)", np.linalg.norm(a, 1)), ("matrix_norm(s, ord=-1)", np.linalg.norm(st, -1, axis=(-2, -1))),
+    ("matrix_norm(a, ord=inf)", np.linalg.norm(a, np.inf)), ("matrix_norm(a, ord=-inf)", np.linalg.norm(a, -np.inf)),
+    ("matrix_norm(a, ord=2)", np.linalg.norm(a, 2)), ("matrix_norm(a, ord=-2)", np.linalg.norm(a, -2)),
+    ("matrix_norm(a, ord='nuc', keepdims=True)", np.linalg.norm(a, "nuc", keepdims=True)),
+    ("matrix_norm(c, ord='nuc')", np.linalg.norm(c, "nuc")),
+    ("cross(v, w)", np.cross(v1, v2)), ("linalg.cross(v, v, axis=-1)", np.cross(v1, v1)),
+    ("matrix_power(q, 0)", np.linalg.matrix_power(sq, 0)), ("matrix_power(q, 5)", np.linalg.matrix_power(sq, 5)),
+    ("matrix_power(s, 3)", np.linalg.matrix_power(st, 3)), ("matrix_power(q, -2)", np.linalg.matrix_power(sq, -2)),
+    ("matrix_rank(l)", np.linalg.matrix_rank(lowrank)), ("matrix_rank(a)", np.linalg.matrix_rank(a)),
+    ("linalg.matrix_rank(l, rtol=0.5)", np.linalg.matrix_rank(lowrank, tol=0.5 * np.linalg.svd(lowrank, compute_uv=False)[0])),
+    ("pinv(a)", np.linalg.pinv(a)), ("pinv(l)", np.linalg.pinv(lowrank)), ("pinv(c)", np.linalg.pinv(c)),
+]
+for expr, ref in cases:
+    got, err = ev(expr, ins)
+    ref = np.asarray(ref)
+    close(None if got is None else np.asarray(got, dtype=ref.dtype), ref, 1e-10, "%s %s" % (expr, err))
+_, err = ev("cross(a, a)", ins)
+check("size 3" in err, "cross of non-3-vectors refused: " + err)
+_, err = ev("pinv(s)", ins)
+check("2-D" in err, "pinv of a stack refused naming 2-D: " + err)
+_, err = ev("matrix_norm(a, ord=3)", ins)
+check("ord" in err, "matrix_norm(ord=3) refused: " + err)
 
 print("%d checks, %d failed" % (nchecks, len(failures)))
 sys.exit(1 if failures else 0)
