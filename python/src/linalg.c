@@ -130,7 +130,46 @@ static PyObject *lstsq(PyObject *self, PyObject *args)
     return results(rc, 4, o);
 }
 
+/* linalg_ext(kind, x, x2|None, n, d, s, keepdims, axes|None): the library's
+ * compositions: diagonal (n = offset), vector_norm (axes, keepdims, d = ord),
+ * matrix_norm (s = ord, keepdims), cross (x2, n = axis), matrix_power (n),
+ * matrix_rank and pinv (d = rtol, < 0: the default) */
+static PyObject *linalg_ext(PyObject *self, PyObject *args)
+{
+    const char *kind, *s;
+    PyObject *x2o;
+    zc_array *x, *x2 = NULL, *out = NULL;
+    long long n;
+    double d;
+    int keepdims, rc;
+    zcpy_ints axes;
+    if (!PyArg_ParseTuple(args, "sO&OLdspO&", &kind, zcpy_conv_node, &x, &x2o, &n, &d, &s, &keepdims, zcpy_conv_ints,
+                          &axes))
+        return NULL;
+    if (x2o != Py_None && !zcpy_conv_node(x2o, &x2)) return NULL;
+    if (!strcmp(kind, "diagonal")) {
+        ZCPY_CALL(rc, zc_diagonal(x, n, &out));
+    } else if (!strcmp(kind, "vector_norm")) {
+        ZCPY_CALL(rc, zc_vector_norm(x, axes.v, axes.n, keepdims, d, &out));
+    } else if (!strcmp(kind, "matrix_norm")) {
+        ZCPY_CALL(rc, zc_matrix_norm(x, s, keepdims, &out));
+    } else if (!strcmp(kind, "cross") && x2) {
+        ZCPY_CALL(rc, zc_cross(x, x2, (int)n, &out));
+    } else if (!strcmp(kind, "matrix_power")) {
+        ZCPY_CALL(rc, zc_matrix_power(x, n, &out));
+    } else if (!strcmp(kind, "matrix_rank")) {
+        ZCPY_CALL(rc, zc_matrix_rank(x, d, &out));
+    } else if (!strcmp(kind, "pinv")) {
+        ZCPY_CALL(rc, zc_pinv(x, d, &out));
+    } else {
+        PyErr_Format(PyExc_ValueError, "linalg_ext: unknown '%s'", kind);
+        return NULL;
+    }
+    return zcpy_node_result(rc, out);
+}
+
 PyMethodDef zcpy_linalg_methods[] = {
+    {"linalg_ext", linalg_ext, METH_VARARGS, "linalg_ext(kind, x, x2|None, n, d, s, keepdims, axes|None) -> Node"},
     {"binary", binary, METH_VARARGS, "binary(kind, x1, x2): matmul, outer, solve"},
     {"tensordot", tensordot, METH_VARARGS, "tensordot(x1, x2, naxes, axes1|None, axes2|None)"},
     {"vecdot", vecdot, METH_VARARGS, "vecdot(x1, x2, axis)"},

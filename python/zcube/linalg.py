@@ -12,7 +12,7 @@ import numpy as np
 from . import _dtypes, _zcube
 from ._array import Array, _wrap
 from ._functions import (abs, astype, imag, real, broadcast_shapes, broadcast_to, concat, count_nonzero, eye, matmul, ones,
-                         matrix_transpose, max, min, outer, reshape, result_type, stack, sum, take, tensordot,
+                         matrix_transpose, max, min, outer, reshape, result_type, stack, sum, tensordot,
                          vecdot, where, zeros)
 
 QRResult = namedtuple("QRResult", ["Q", "R"])
@@ -254,15 +254,17 @@ def _cutoff(x, s, rtol):
     return max(s, axis=-1, keepdims=True) * rtol
 
 
+def _ext(kind, x, x2=None, n=0, d=0.0, s="", keepdims=False, axes=None):
+    """The library's composition `kind` (zc_diagonal ... zc_pinv)."""
+    return _wrap(_zcube.linalg_ext(kind, x._node, None if x2 is None else x2._node, int(n), float(d), s,
+                                   bool(keepdims), axes), x, op=kind)
+
+
 def diagonal(x, /, *, offset=0):
-    """The offset diagonal of each matrix (a take on the flattened last two dims)."""
+    """The offset diagonal of each matrix (zc_diagonal: a take on the flattened last two dims)."""
     if x.ndim < 2:
         raise ValueError(f"diagonal: needs a matrix or a stack of matrices, got a {x.ndim}-D array")
-    *batch, m, n = x.shape
-    offset = int(offset)
-    i = np.arange(np.maximum(0, -offset), np.minimum(m, n - offset), dtype=np.int64)
-    flat = reshape(x, tuple(batch) + (m * n,))
-    return take(flat, i * n + i + offset, axis=flat.ndim - 1)
+    return _ext("diagonal", x, n=offset)
 
 
 def trace(x, /, *, offset=0, dtype=None):
@@ -270,21 +272,13 @@ def trace(x, /, *, offset=0, dtype=None):
 
 
 def matrix_power(x, n, /):
-    """x @ x @ ... (n times; n = 0 the identity, n < 0 powers of inv(x)), by squaring."""
+    """x @ x @ ... (n times; n = 0 the identity, n < 0 powers of inv(x)), by
+    squaring (zc_matrix_power)."""
     _square("matrix_power", x)
     n = int(n)
-    if n == 0:
-        return broadcast_to(eye(x.shape[-1], dtype=x.dtype), x.shape)
-    if n < 0:
+    if n < 0:  # the namespace's inv: stacks, empty and complex matrices, x's dtype
         x, n = inv(x), -n
-    out, sq = None, x
-    while n:
-        if n & 1:
-            out = sq if out is None else matmul(out, sq)
-        n >>= 1
-        if n:
-            sq = matmul(sq, sq)
-    return out
+    return _ext("matrix_power", x, n=n)
 
 
 def cross(x1, x2, /, *, axis=-1):
@@ -293,15 +287,7 @@ def cross(x1, x2, /, *, axis=-1):
     if not -len(shape) <= axis < 0 or x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError(f"cross: axis {axis} must be negative and of size 3 in both arrays, "
                          f"got shapes {x1.shape} and {x2.shape}")
-    dt = result_type(x1, x2)
-    a, b = _cast(broadcast_to(x1, shape), dt), _cast(broadcast_to(x2, shape), dt)
-    ax = axis % len(shape)
-
-    def c(v, j):
-        return take(v, np.array([j]), axis=ax)
-    parts = [c(a, 1) * c(b, 2) - c(a, 2) * c(b, 1), c(a, 2) * c(b, 0) - c(a, 0) * c(b, 2),
-             c(a, 0) * c(b, 1) - c(a, 1) * c(b, 0)]
-    return concat([_cast(p, dt) for p in parts], axis=ax)
+    return _cast(_ext("cross", x1, x2, n=axis), result_type(x1, x2))
 
 
 def svd_compressed(x, k, *, oversamples=10, power_iters=0, seed=0):
@@ -311,30 +297,23 @@ def svd_compressed(x, k, *, oversamples=10, power_iters=0, seed=0):
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
-    if ord == "fro":
-        from ._functions import sqrt
-        return sqrt(sum(abs(x) ** 2, axis=(-2, -1), keepdims=keepdims))
-    if ord in (1, -1, float("inf"), float("-inf")):
-        # max/min over the columns (1) or rows (inf) of the summed absolute values
-        red = max if ord > 0 else min
-        sums = sum(abs(x), axis=-2 if ord in (1, -1) else -1, keepdims=True)
-        return red(sums, axis=(-2, -1), keepdims=keepdims)
-    if ord in (2, -2, "nuc"):
-        s = svdvals(x)
-        r = sum(s, axis=-1) if ord == "nuc" else (max if ord == 2 else min)(s, axis=-1)
-        return r[..., None, None] if keepdims else r
-    raise ValueError(f"matrix_norm: unknown ord {ord!r}")
+    names = {1: "1", -1: "-1", 2: "2", -2: "-2", float("inf"): "inf", float("-inf"): "-inf"}
+    key = ord if isinstance(ord, str) else names.get(ord)
+    if key is None or key not in ("fro", "nuc", "1", "-1", "2", "-2", "inf", "-inf"):
+        raise ValueError(f"matrix_norm: unknown ord {ord!r}")
+    if x.ndim == 2 or key not in ("2", "-2", "nuc"):
+        return _ext("matrix_norm", x, s=key, keepdims=keepdims)
+    s = svdvals(x)  # a stack: the singular values of each matrix
+    r = sum(s, axis=-1) if key == "nuc" else (max if key == "2" else min)(s, axis=-1)
+    return r[..., None, None] if keepdims else r
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
-    a = abs(x)
-    if ord == float("inf"):
-        return max(a, axis=axis, keepdims=keepdims)
-    if ord == float("-inf"):
-        return min(a, axis=axis, keepdims=keepdims)
-    if ord == 0:
-        return sum(astype_float(a != 0, a), axis=axis, keepdims=keepdims)
-    return sum(a ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+    if axis == ():  # nothing reduced: each element's norm alone
+        a = abs(x)
+        return astype_float(a != 0, a) if ord == 0 else astype_float(a, a)
+    axes = None if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
+    return _ext("vector_norm", x, d=ord, keepdims=keepdims, axes=axes)
 
 
 def astype_float(b, like):

@@ -202,6 +202,9 @@ int zc_matrix_norm(zc_array *x, const char *ord, int keepdims, zc_array **out)
         int ax0 = 0;
         const char *fn = !strcmp(ord, "nuc") ? "sum" : !strcmp(ord, "2") ? "max" : "min";
         if (rc == 0) rc = reduce(&t, fn, s, &ax0, 1, 0, &r);
+        /* the singular values are float64: the result in x's precision */
+        if (rc == 0 && (x->dtype == ZC_FLOAT32 || x->dtype == ZC_COMPLEX64))
+            rc = keep(&t, zc_astype(r, ZC_FLOAT32, &r), &r, &r);
         if (rc == 0 && keepdims) {
             int64_t one[2] = {1, 1};
             zc_array *k = NULL;
