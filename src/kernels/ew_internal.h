@@ -21,18 +21,12 @@
 #ifndef ZC_KERNELS_EW_INTERNAL_H
 #define ZC_KERNELS_EW_INTERNAL_H
 
-#include <complex.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/cmplx.h"
 #include "kernels/elementwise.h"
 
-/* glibc defines C11's CMPLX only for GCC >= 4.7, not for clang (which reports
- * itself as GCC 4.2): give clang the same builtin glibc uses */
-#if !defined(CMPLX) && defined(__clang__)
-#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
-#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
-#endif
 
 enum {
     EK_BOOL, EK_I8, EK_I16, EK_I32, EK_I64, EK_U8, EK_U16, EK_U32, EK_U64,

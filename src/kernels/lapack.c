@@ -11,7 +11,6 @@
 #include "kernels/lapack.h"
 
 #include <cblas.h>
-#include <complex.h>
 #include <float.h>
 #include <lapacke.h>
 #include <limits.h>
@@ -22,6 +21,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "kernels/cmplx.h"
 
 /* One OpenBLAS thread: the tasks are the threads. OpenBLAS (pthreads build)
  * starts its server threads when it is loaded, and an idle one spins on
