@@ -26,6 +26,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "ops/held.h"
 #include "plan/decomp.h"
 
 /* bytes of one row band at most, and of Q's chunks: larger bands gain little
@@ -33,45 +34,13 @@
 #define BAND_TARGET ((int64_t)64 << 20)
 #define ATB_GROUPS 64                /* at most this many partial products of Xᵀ·Y (summed by a reduction) */
 #define PARTS_MAX ((int64_t)256 << 20) /* ... holding at most these bytes together */
-#define KEEP_MAX 512
-
-/* temporaries of one call, released at its end */
-typedef struct {
-    zc_array *v[KEEP_MAX];
-    int n;
-} keep;
-
-static int hold(keep *k, int rc, zc_array *a)
-{
-    if (rc < 0) return rc;
-    if (k->n == KEEP_MAX) {
-        zc_array_release(a);
-        return zc__err(ZC_EINTERNAL, "linear algebra: plan too deep");
-    }
-    k->v[k->n++] = a;
-    return 0;
-}
-
-static void drop(keep *k)
-{
-    for (int i = 0; i < k->n; i++) zc_array_release(k->v[i]);
-    k->n = 0;
-}
-
-/* Hand a held array to the caller (one more reference). */
-static void give(zc_array *a, zc_array **out)
-{
-    if (!out) return;
-    zc_array_retain(a);
-    *out = a;
-}
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* a must be a non-empty float32/float64 (or, when cplx, complex64/complex128)
  * array of `ndim` dims (0 = 1 or 2); its float64 (complex128) form is held. */
-static int as_f64(keep *k, const char *fn, const char *what, zc_array *a, int ndim, bool cplx, zc_array **out)
+static int as_f64(held *k, const char *fn, const char *what, zc_array *a, int ndim, bool cplx, zc_array **out)
 {
     if (!a) return zc__err(ZC_EINVAL, "%s: %s is NULL", fn, what);
     if (ndim ? a->ndim != ndim : (a->ndim != 1 && a->ndim != 2))
@@ -87,57 +56,33 @@ static int as_f64(keep *k, const char *fn, const char *what, zc_array *a, int nd
     if (a->dtype == to) {
         zc_array_retain(a);
         *out = a;
-        return hold(k, 0, a);
+        return held_add(k, 0, a);
     }
     zc_array *cv = NULL;
     int rc = zc_astype(a, to, &cv);
-    ZC_TRY(hold(k, rc, cv));
+    ZC_TRY(held_add(k, rc, cv));
     *out = cv;
     return 0;
 }
 
-static int node(keep *k, la_op op, int ndim, const int64_t *shape, const int64_t *chunks, int nin, zc_array *const *in,
+static int node(held *k, la_op op, int ndim, const int64_t *shape, const int64_t *chunks, int nin, zc_array *const *in,
                 int64_t band, int64_t group, zc_array **out)
 {
     zc_array *a = NULL;
     int rc = decomp_node(op, ndim, shape, chunks, decomp_dtype(op, in[0]->dtype), nin, in, band, group, &a);
-    ZC_TRY(hold(k, rc, a));
+    ZC_TRY(held_add(k, rc, a));
     *out = a;
     return 0;
 }
 
 /* A node computed in one task from whole inputs. */
-static int small(keep *k, la_op op, int ndim, const int64_t *shape, int nin, zc_array *const *in, zc_array **out)
+static int small(held *k, la_op op, int ndim, const int64_t *shape, int nin, zc_array *const *in, zc_array **out)
 {
     return node(k, op, ndim, shape, shape, nin, in, 0, 0, out);
 }
 
-static int transpose(keep *k, zc_array *a, zc_array **out)
-{
-    zc_array *t = NULL;
-    int rc = zc_matrix_transpose(a, &t);
-    ZC_TRY(hold(k, rc, t));
-    *out = t;
-    return 0;
-}
-
-/* aᴴ: the transpose, conjugated when complex */
-static int conj_t(keep *k, zc_array *a, zc_array **out)
-{
-    zc_array *t, *c = NULL;
-    ZC_TRY(transpose(k, a, &t));
-    if (a->dtype != ZC_COMPLEX128) {
-        *out = t;
-        return 0;
-    }
-    int rc = zc_elementwise("conj", 1, &t, &c);
-    ZC_TRY(hold(k, rc, c));
-    *out = c;
-    return 0;
-}
-
 /* columns [0, n) of a 2-D array */
-static int first_cols(keep *k, zc_array *a, int64_t n, zc_array **out)
+static int first_cols(held *k, zc_array *a, int64_t n, zc_array **out)
 {
     if (n == a->shape[1]) {
         *out = a;
@@ -146,12 +91,12 @@ static int first_cols(keep *k, zc_array *a, int64_t n, zc_array **out)
     zc_index idx[2] = {{.kind = ZC_IDX_SLICE, .step = 1}, {.kind = ZC_IDX_SLICE, .stop = n, .step = 1, .has_stop = 1}};
     zc_array *s = NULL;
     int rc = zc_getitem(a, idx, 2, &s);
-    ZC_TRY(hold(k, rc, s));
+    ZC_TRY(held_add(k, rc, s));
     *out = s;
     return 0;
 }
 
-static int first_n(keep *k, zc_array *a, int64_t n, zc_array **out)
+static int first_n(held *k, zc_array *a, int64_t n, zc_array **out)
 {
     if (n == a->shape[0]) {
         *out = a;
@@ -160,7 +105,7 @@ static int first_n(keep *k, zc_array *a, int64_t n, zc_array **out)
     zc_index idx = {.kind = ZC_IDX_SLICE, .stop = n, .step = 1, .has_stop = 1};
     zc_array *s = NULL;
     int rc = zc_getitem(a, &idx, 1, &s);
-    ZC_TRY(hold(k, rc, s));
+    ZC_TRY(held_add(k, rc, s));
     *out = s;
     return 0;
 }
@@ -171,30 +116,33 @@ static int64_t pref_band(const zc_array *a)
 {
     int64_t m = a->shape[0], n = a->shape[1], c0 = a->chunks[0];
     int64_t rb = c0 < n ? c0 * ck_ceildiv(n, c0) : c0;
-    int64_t cap = max64(n, BAND_TARGET / (8 * n));
+    int64_t cap = max64(n, BAND_TARGET / ((int64_t)a->itemsize * n));
     if (rb > cap && m > cap) rb = cap;
     return min64(rb, m) < n ? n : min64(rb, m);
 }
 
+/* Whether a's chunks give bands of `band` rows. */
+static bool chunks_give(const zc_array *a, int64_t band) { return band % a->chunks[0] == 0 || band >= a->shape[0]; }
+
 /* a cut in bands of `band` rows: a itself when its chunks give those bands,
  * else a rechunked to them */
-static int banded(keep *k, zc_array *a, int64_t band, zc_array **out)
+static int banded(held *k, zc_array *a, int64_t band, zc_array **out)
 {
-    if (band % a->chunks[0] == 0 || band >= a->shape[0]) {
+    if (chunks_give(a, band)) {
         *out = a;
         return 0;
     }
     int64_t ch[2] = {band, a->shape[1]};
     zc_array *r = NULL;
     int rc = zc_rechunk(a, ch, &r);
-    ZC_TRY(hold(k, rc, r));
+    ZC_TRY(held_add(k, rc, r));
     *out = r;
     return 0;
 }
 
 /* TSQR factor of a (m×n float64, m ≥ n) with bands of `band` rows: Q_S (the Q of the
  * stacked R factors; NULL if not wanted at any level) and R (n×n). */
-static int tsqr_factor(keep *k, zc_array *a, int64_t band, zc_array **qs, zc_array **r)
+static int tsqr_factor(held *k, zc_array *a, int64_t band, zc_array **qs, zc_array **r)
 {
     int64_t m = a->shape[0], n = a->shape[1], nb = ck_ceildiv(m, band), last = m - (nb - 1) * band;
     int64_t ns = (nb - 1) * n + min64(last, n);
@@ -216,7 +164,7 @@ static int tsqr_factor(keep *k, zc_array *a, int64_t band, zc_array **qs, zc_arr
 }
 
 /* Q (· W) of a tall a: m × (W ? W's columns : n). */
-static int tsqr_q(keep *k, zc_array *a, int64_t band, zc_array *qs, zc_array *w, zc_array **q)
+static int tsqr_q(held *k, zc_array *a, int64_t band, zc_array *qs, zc_array *w, zc_array **q)
 {
     int64_t wc = w ? w->shape[1] : a->shape[1];
     int64_t shape[2] = {a->shape[0], wc}, chunks[2] = {band, wc};
@@ -254,7 +202,7 @@ static int try_band(zc_array *a, int64_t band, bool direct, bool force, size_t l
 {
     zc_array *A = a->inputs[0], *ab = A, *qs = NULL, *r = NULL, *q = NULL;
     int want = (int)a->p.decomp.group;
-    keep k = {.n = 0};
+    held k = {.n = 0};
     int rc = direct ? 0 : banded(&k, A, band, &ab);
     if (rc == 0) rc = tsqr_factor(&k, ab, band, want ? &qs : NULL, &r);
     /* Q · W is made with W n×n: r stands in for it */
@@ -262,7 +210,7 @@ static int try_band(zc_array *a, int64_t band, bool direct, bool force, size_t l
     zc_array *roots[2] = {r, q};
     *done = rc == 0 && (force || decomp_fits(roots, 2, A, limit, task_proj));
     if (*done) adopt_r(a, r, ab, qs, band);
-    drop(&k);
+    held_drop(&k);
     return rc;
 }
 
@@ -279,8 +227,9 @@ static int expand_r(zc_array *a, size_t limit, task_proj_fn task_proj)
     ZC_TRY(try_band(a, band, false, band == n, limit, task_proj, &done));
     while (!done) {
         band = max64(n, band / 2);
-        ZC_TRY(try_band(a, band, true, false, limit, task_proj, &done));
-        if (!done) ZC_TRY(try_band(a, band, false, band == n, limit, task_proj, &done));
+        bool same = chunks_give(a->inputs[0], band); /* then rechunking changes nothing */
+        ZC_TRY(try_band(a, band, true, same && band == n, limit, task_proj, &done));
+        if (!done && !same) ZC_TRY(try_band(a, band, false, band == n, limit, task_proj, &done));
     }
     return 0;
 }
@@ -306,11 +255,11 @@ static int expand_q(zc_array *a, size_t limit, task_proj_fn task_proj)
         a->p.decomp.band = band;
         return 0;
     }
-    keep k = {.n = 0};
+    held k = {.n = 0};
     ZC_TRY(tsqr_q(&k, ab, band, qs, w, &q));
     zc_array_retain(q);
     for (int i = 0; i < a->ninputs; i++) zc_array_release(a->inputs[i]);
-    drop(&k);
+    held_drop(&k);
     memset(&a->p, 0, sizeof a->p); /* a rechunk has no parameters */
     a->kind = NODE_RECHUNK;
     a->inputs[0] = q;
@@ -318,9 +267,9 @@ static int expand_q(zc_array *a, size_t limit, task_proj_fn task_proj)
     return 0;
 }
 
-/* R (n×n) of the TSQR of a tall float64 a; want: what of Q a req_q will ask
+/* R (n×n) of the TSQR of a tall float64 or complex128 a; want: what of Q a req_q will ask
  * (0 none, 1 Q, 2 Q·W). */
-static int req_r(keep *k, zc_array *a, int want, zc_array **r)
+static int req_r(held *k, zc_array *a, int want, zc_array **r)
 {
     int64_t n = a->shape[1], sq[2] = {n, n};
     ZC_TRY(node(k, LA_REQ_R, 2, sq, sq, 1, &a, 0, want, r));
@@ -329,7 +278,7 @@ static int req_r(keep *k, zc_array *a, int want, zc_array **r)
 }
 
 /* Q (· W, n×w) of the TSQR of a whose R request is r, in chunks of pref_band rows. */
-static int req_q(keep *k, zc_array *a, zc_array *r, zc_array *w, zc_array **q)
+static int req_q(held *k, zc_array *a, zc_array *r, zc_array *w, zc_array **q)
 {
     int64_t wc = w ? w->shape[1] : a->shape[1];
     int64_t shape[2] = {a->shape[0], wc}, chunks[2] = {pref_band(a), wc};
@@ -340,7 +289,7 @@ static int req_q(keep *k, zc_array *a, zc_array *r, zc_array *w, zc_array **q)
 }
 
 /* Orthonormal basis (reduced Q) of a tall matrix. */
-static int orth(keep *k, zc_array *y, zc_array **q)
+static int orth(held *k, zc_array *y, zc_array **q)
 {
     zc_array *r;
     ZC_TRY(req_r(k, y, 1, &r));
@@ -348,7 +297,7 @@ static int orth(keep *k, zc_array *y, zc_array **q)
 }
 
 /* x (m×kk) · w (kk×c), w small. */
-static int prod(keep *k, zc_array *x, zc_array *w, zc_array **out)
+static int prod(held *k, zc_array *x, zc_array *w, zc_array **out)
 {
     int64_t shape[2] = {x->shape[0], w->shape[1]}, chunks[2] = {x->chunks[0], w->shape[1]};
     zc_array *in[2] = {x, w};
@@ -366,17 +315,17 @@ static void grouping(int64_t nbands, int64_t part, int64_t *group, int64_t *g)
 }
 
 /* Sum of the partial products over axis 0. */
-static int sum_parts(keep *k, zc_array *part, zc_array **out)
+static int sum_parts(held *k, zc_array *part, zc_array **out)
 {
     zc_array *res = NULL;
     int axis = 0, rc = part->shape[0] == 1 ? zc_squeeze(part, &axis, 1, &res) : zc_reduce("sum", part, &axis, 1, 0, 0, &res);
-    ZC_TRY(hold(k, rc, res));
+    ZC_TRY(held_add(k, rc, res));
     *out = res;
     return 0;
 }
 
 /* xᵀ (p×m) · y (m×q): partial products over groups of row bands, summed. */
-static int atb(keep *k, zc_array *x, zc_array *y, zc_array **out)
+static int atb(held *k, zc_array *x, zc_array *y, zc_array **out)
 {
     int64_t m = x->shape[0], band = x->chunks[0], nbands = ck_ceildiv(m, band), group, g;
     grouping(nbands, x->shape[1] * y->shape[1] * 8, &group, &g);
@@ -387,7 +336,7 @@ static int atb(keep *k, zc_array *x, zc_array *y, zc_array **out)
 }
 
 /* aᵀ·(a·x) (n×l) in one pass over a (m×n) by bands of its row chunks. */
-static int atax(keep *k, zc_array *a, zc_array *x, zc_array **out)
+static int atax(held *k, zc_array *a, zc_array *x, zc_array **out)
 {
     int64_t m = a->shape[0], n = a->shape[1], l = x->shape[1], band = a->chunks[0], group, g;
     grouping(ck_ceildiv(m, band), n * l * 8, &group, &g);
@@ -399,7 +348,7 @@ static int atax(keep *k, zc_array *a, zc_array *x, zc_array **out)
 
 /* ---- QR ---- */
 
-static int qr_impl(keep *k, zc_array *a, zc_array **q, zc_array **r)
+static int qr_impl(held *k, zc_array *a, zc_array **q, zc_array **r)
 {
     zc_array *a64;
     ZC_TRY(as_f64(k, "qr", "a", a, 2, true, &a64));
@@ -407,10 +356,10 @@ static int qr_impl(keep *k, zc_array *a, zc_array **q, zc_array **r)
     if (m >= n) {
         zc_array *rr, *qq;
         ZC_TRY(req_r(k, a64, q ? 1 : 0, &rr));
-        give(rr, r);
+        held_give(rr, r);
         if (!q) return 0;
         ZC_TRY(req_q(k, a64, rr, NULL, &qq));
-        give(qq, q);
+        held_give(qq, q);
         return 0;
     }
     /* short-fat: Q from the first m columns, R = triu(Qᴴ A) (Qᴴ m×m: a product
@@ -419,19 +368,19 @@ static int qr_impl(keep *k, zc_array *a, zc_array **q, zc_array **r)
     int64_t qshape[2] = {m, m};
     ZC_TRY(first_cols(k, a64, m, &lead));
     ZC_TRY(small(k, LA_QR_Q, 2, qshape, 1, &lead, &qq));
-    give(qq, q);
+    held_give(qq, q);
     if (!r) return 0;
     int rc;
     if (a64->dtype == ZC_COMPLEX128) {
         zc_array *qh;
-        ZC_TRY(conj_t(k, qq, &qh));
+        ZC_TRY(held_conj_t(k, qq, &qh));
         rc = zc_matmul(qh, a64, &p);
-        ZC_TRY(hold(k, rc, p));
+        ZC_TRY(held_add(k, rc, p));
     } else
         ZC_TRY(atb(k, qq, a64, &p));
     rc = zc_triu(p, 0, &t);
-    ZC_TRY(hold(k, rc, t));
-    give(t, r);
+    ZC_TRY(held_add(k, rc, t));
+    held_give(t, r);
     return 0;
 }
 
@@ -441,20 +390,20 @@ int zc_qr(zc_array *a, zc_array **q, zc_array **r)
     if (!q && !r) return zc__err(ZC_EINVAL, "zc_qr: no output asked for (q and r are NULL)");
     if (q) *q = NULL;
     if (r) *r = NULL;
-    keep k = {.n = 0};
+    held k = {.n = 0};
     int rc = qr_impl(&k, a, q, r);
     if (rc < 0) {
         if (q && *q) zc_array_release(*q), *q = NULL;
         if (r && *r) zc_array_release(*r), *r = NULL;
     }
-    drop(&k);
+    held_drop(&k);
     return rc;
 }
 
 /* ---- SVD ---- */
 
-/* SVD of a tall float64 a (m ≥ n): u (m×n), s (n), vt (n×n); any may be NULL. */
-static int svd_tall(keep *k, zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
+/* SVD of a tall float64 or complex128 a (m ≥ n): u (m×n), s (n), vt (n×n); any may be NULL. */
+static int svd_tall(held *k, zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
 {
     int64_t n = a->shape[1], sq[2] = {n, n};
     zc_array *r, *x;
@@ -477,15 +426,15 @@ static int svd_tall(keep *k, zc_array *a, zc_array **u, zc_array **s, zc_array *
 }
 
 /* Held results (not yet given) for any shape. */
-static int svd_any(keep *k, zc_array *a64, zc_array **u, zc_array **s, zc_array **vt)
+static int svd_any(held *k, zc_array *a64, zc_array **u, zc_array **s, zc_array **vt)
 {
     if (a64->shape[0] >= a64->shape[1]) return svd_tall(k, a64, u, s, vt);
     /* short-fat: Aᴴ = U' S V'ᴴ, so A = V' S U'ᴴ */
     zc_array *t, *ut = NULL, *vtt = NULL;
-    ZC_TRY(conj_t(k, a64, &t));
+    ZC_TRY(held_conj_t(k, a64, &t));
     ZC_TRY(svd_tall(k, t, vt ? &ut : NULL, s, u ? &vtt : NULL));
-    if (u) ZC_TRY(conj_t(k, vtt, u));
-    if (vt) ZC_TRY(conj_t(k, ut, vt));
+    if (u) ZC_TRY(held_conj_t(k, vtt, u));
+    if (vt) ZC_TRY(held_conj_t(k, ut, vt));
     return 0;
 }
 
@@ -493,16 +442,16 @@ int zc_svd(zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
 {
     zc__err_clear();
     if (!u && !s && !vt) return zc__err(ZC_EINVAL, "zc_svd: no output asked for");
-    keep k = {.n = 0};
+    held k = {.n = 0};
     zc_array *a64, *ru = NULL, *rs = NULL, *rv = NULL;
     int rc = as_f64(&k, "svd", "a", a, 2, true, &a64);
     if (rc == 0) rc = svd_any(&k, a64, u ? &ru : NULL, s ? &rs : NULL, vt ? &rv : NULL);
     if (rc == 0) {
-        give(ru, u);
-        give(rs, s);
-        give(rv, vt);
+        held_give(ru, u);
+        held_give(rs, s);
+        held_give(rv, vt);
     }
-    drop(&k);
+    held_drop(&k);
     return rc;
 }
 
@@ -510,12 +459,12 @@ int zc_svdvals(zc_array *a, zc_array **s)
 {
     zc__err_clear();
     if (!s) return zc__err(ZC_EINVAL, "zc_svdvals: NULL output");
-    keep k = {.n = 0};
+    held k = {.n = 0};
     zc_array *a64, *rs = NULL;
     int rc = as_f64(&k, "svdvals", "a", a, 2, true, &a64);
     if (rc == 0) rc = svd_any(&k, a64, NULL, &rs, NULL);
-    if (rc == 0) give(rs, s);
-    drop(&k);
+    if (rc == 0) held_give(rs, s);
+    held_drop(&k);
     return rc;
 }
 
@@ -534,14 +483,14 @@ static bool one_block(const zc_array *a)
 }
 
 /* Orthonormal basis of a tall y: one QR node when y is one small block, else TSQR. */
-static int orth_any(keep *k, zc_array *y, zc_array **q)
+static int orth_any(held *k, zc_array *y, zc_array **q)
 {
     if (one_block(y)) return small(k, LA_QR_Q, 2, y->shape, 1, &y, q);
     return orth(k, y, q);
 }
 
 /* svd_tall, or one SVD node per factor when a is one small block. */
-static int svd_small(keep *k, zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
+static int svd_small(held *k, zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
 {
     if (!one_block(a)) return svd_tall(k, a, u, s, vt);
     int64_t n = a->shape[1], sq[2] = {n, n};
@@ -551,7 +500,7 @@ static int svd_small(keep *k, zc_array *a, zc_array **u, zc_array **s, zc_array 
     return 0;
 }
 
-static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, int power_iters, uint64_t seed,
+static int rsvd_impl(held *k, zc_array *a, int64_t rank, int64_t oversamples, int power_iters, uint64_t seed,
                      zc_array **u, zc_array **s, zc_array **vt)
 {
     zc_array *a64;
@@ -567,7 +516,7 @@ static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, in
     int64_t oshape[2] = {n, l}, ochunks[2] = {a64->chunks[1], l};
     zc_array *omega = NULL, *y, *q, *z, *qz, *bt;
     int rc = zc_random_normal(seed, 2, oshape, ochunks, ZC_FLOAT64, 0.0, 1.0, &omega);
-    ZC_TRY(hold(k, rc, omega));
+    ZC_TRY(held_add(k, rc, omega));
     if (power_iters > 0 && a64->chunks[1] == n) {
         /* Z = Aᵀ(A·Q_z) in one pass, re-orthonormalized after every pass: q + 2 passes */
         qz = omega;
@@ -596,11 +545,11 @@ static int rsvd_impl(keep *k, zc_array *a, int64_t rank, int64_t oversamples, in
     if (vt) {
         zc_array *c;
         ZC_TRY(first_cols(k, ub, rank, &c));
-        ZC_TRY(transpose(k, c, vt));
+        ZC_TRY(held_conj_t(k, c, vt)); /* real: the transpose */
     }
     if (u) {
         zc_array *v, *c;
-        ZC_TRY(transpose(k, vbt, &v));
+        ZC_TRY(held_conj_t(k, vbt, &v));
         ZC_TRY(first_cols(k, v, rank, &c));
         ZC_TRY(prod(k, q, c, u));
     }
@@ -612,15 +561,15 @@ int zc_svd_compressed(zc_array *a, int64_t k, int64_t oversamples, int power_ite
 {
     zc__err_clear();
     if (!u && !s && !vt) return zc__err(ZC_EINVAL, "zc_svd_compressed: no output asked for");
-    keep kp = {.n = 0};
+    held kp = {.n = 0};
     zc_array *ru = NULL, *rs = NULL, *rv = NULL;
     int rc = rsvd_impl(&kp, a, k, oversamples, power_iters, seed, u ? &ru : NULL, s ? &rs : NULL, vt ? &rv : NULL);
     if (rc == 0) {
-        give(ru, u);
-        give(rs, s);
-        give(rv, vt);
+        held_give(ru, u);
+        held_give(rs, s);
+        held_give(rv, vt);
     }
-    drop(&kp);
+    held_drop(&kp);
     return rc;
 }
 
@@ -638,7 +587,7 @@ int zc_solve(zc_array *a, zc_array *b, zc_array **x)
 {
     zc__err_clear();
     if (!x) return zc__err(ZC_EINVAL, "zc_solve: NULL output");
-    keep k = {.n = 0};
+    held k = {.n = 0};
     zc_array *a64 = NULL, *b64 = NULL, *r = NULL;
     int rc = as_f64(&k, "solve", "a", a, 2, false, &a64);
     if (rc == 0) rc = square("solve", a64);
@@ -648,8 +597,8 @@ int zc_solve(zc_array *a, zc_array *b, zc_array **x)
                      (long long)a64->shape[0], (long long)a64->shape[1]);
     zc_array *in[2] = {a64, b64};
     if (rc == 0) rc = small(&k, LA_SOLVE, b64->ndim, b64->shape, 2, in, &r);
-    if (rc == 0) give(r, x);
-    drop(&k);
+    if (rc == 0) held_give(r, x);
+    held_drop(&k);
     return rc;
 }
 
@@ -661,7 +610,7 @@ static int square_results(const char *fn, zc_array *a, int n, const la_op *ops, 
     bool any = false;
     for (int i = 0; i < n; i++) any |= outs[i] != NULL;
     if (!any) return zc__err(ZC_EINVAL, "zc_%s: no output asked for", fn);
-    keep k = {.n = 0};
+    held k = {.n = 0};
     zc_array *a64, *r[2] = {NULL, NULL};
     bool cplx = true;
     for (int i = 0; i < n; i++) cplx &= decomp_complex_ok(ops[i]);
@@ -669,8 +618,8 @@ static int square_results(const char *fn, zc_array *a, int n, const la_op *ops, 
     if (rc == 0) rc = square(fn, a64);
     for (int i = 0; rc == 0 && i < n; i++)
         if (outs[i]) rc = small(&k, ops[i], nd[i], a64->shape, 1, &a64, &r[i]);
-    for (int i = 0; rc == 0 && i < n; i++) give(r[i], outs[i]);
-    drop(&k);
+    for (int i = 0; rc == 0 && i < n; i++) held_give(r[i], outs[i]);
+    held_drop(&k);
     return rc;
 }
 
@@ -704,7 +653,7 @@ int zc_lstsq(zc_array *a, zc_array *b, zc_array **x, zc_array **residuals, zc_ar
 {
     zc__err_clear();
     if (!x && !residuals && !rank && !s) return zc__err(ZC_EINVAL, "zc_lstsq: no output asked for");
-    keep k = {.n = 0};
+    held k = {.n = 0};
     zc_array *a64 = NULL, *b64 = NULL, *o[4] = {NULL, NULL, NULL, NULL};
     int rc = as_f64(&k, "lstsq", "a", a, 2, false, &a64);
     if (rc == 0) rc = as_f64(&k, "lstsq", "b", b, 0, false, &b64);
@@ -721,11 +670,11 @@ int zc_lstsq(zc_array *a, zc_array *b, zc_array **x, zc_array **residuals, zc_ar
         if (rc == 0 && s) rc = small(&k, LA_LSTSQ_S, 1, ss, 2, in, &o[3]);
     }
     if (rc == 0) {
-        give(o[0], x);
-        give(o[1], residuals);
-        give(o[2], rank);
-        give(o[3], s);
+        held_give(o[0], x);
+        held_give(o[1], residuals);
+        held_give(o[2], rank);
+        held_give(o[3], s);
     }
-    drop(&k);
+    held_drop(&k);
     return rc;
 }

@@ -10,70 +10,35 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "plan/array.h"
+#include "ops/held.h"
 
-/* temporaries of one call, released at its end */
-#define TMP_MAX 32
-typedef struct {
-    zc_array *v[TMP_MAX];
-    int n;
-} tmps;
-
-/* *a (just made by the call that returned rc: read after it) kept, and given in *out */
-static int keep(tmps *t, int rc, zc_array *const *pa, zc_array **out)
-{
-    if (rc < 0) return rc;
-    zc_array *a = *pa;
-    if (t->n == TMP_MAX) {
-        zc_array_release(a);
-        return zc__err(ZC_EINTERNAL, "linalg: too many temporaries");
-    }
-    t->v[t->n++] = a;
-    *out = a;
-    return 0;
-}
-
-static void drop(tmps *t)
-{
-    for (int i = 0; i < t->n; i++) zc_array_release(t->v[i]);
-    t->n = 0;
-}
-
-/* Hand a kept array to the caller (one more reference). */
-static int give(zc_array *a, zc_array **out)
-{
-    zc_array_retain(a);
-    *out = a;
-    return 0;
-}
-
-static int ew1(tmps *t, const char *fn, zc_array *a, zc_array **out)
+static int ew1(held *t, const char *fn, zc_array *a, zc_array **out)
 {
     zc_array *r = NULL;
     int rc = zc_elementwise(fn, 1, &a, &r);
-    return keep(t, rc, &r, out);
+    return held_take(t, rc, &r, out);
 }
 
-static int ew2(tmps *t, const char *fn, zc_array *a, zc_array *b, zc_array **out)
+static int ew2(held *t, const char *fn, zc_array *a, zc_array *b, zc_array **out)
 {
     zc_array *args[2] = {a, b}, *r = NULL;
     int rc = zc_elementwise(fn, 2, args, &r);
-    return keep(t, rc, &r, out);
+    return held_take(t, rc, &r, out);
 }
 
 /* fn(a, v) for a weak scalar v */
-static int ew_num(tmps *t, const char *fn, zc_array *a, double v, zc_array **out)
+static int ew_num(held *t, const char *fn, zc_array *a, double v, zc_array **out)
 {
     zc_array *s = NULL;
-    ZC_TRY(keep(t, zc_scalar(v, 0, &s), &s, &s));
+    ZC_TRY(held_take(t, zc_scalar(v, 0, &s), &s, &s));
     return ew2(t, fn, a, s, out);
 }
 
-static int reduce(tmps *t, const char *fn, zc_array *a, const int *axes, int naxes, int keepdims, zc_array **out)
+static int reduce(held *t, const char *fn, zc_array *a, const int *axes, int naxes, int keepdims, zc_array **out)
 {
     zc_array *r = NULL;
     int rc = zc_reduce(fn, a, axes, naxes, keepdims, 0, &r);
-    return keep(t, rc, &r, out);
+    return held_take(t, rc, &r, out);
 }
 
 static bool is_float(zc_dtype d)
@@ -82,11 +47,11 @@ static bool is_float(zc_dtype d)
 }
 
 /* |x| in a real floating dtype (integers and bools as float64) */
-static int magnitude(tmps *t, zc_array *x, zc_array **out)
+static int magnitude(held *t, zc_array *x, zc_array **out)
 {
     if (!is_float(x->dtype)) {
         zc_array *f = NULL;
-        ZC_TRY(keep(t, zc_astype(x, ZC_FLOAT64, &f), &f, &x));
+        ZC_TRY(held_take(t, zc_astype(x, ZC_FLOAT64, &f), &f, &x));
     }
     return ew1(t, "abs", x, out);
 }
@@ -111,13 +76,13 @@ int zc_diagonal(zc_array *x, int64_t offset, zc_array **out)
     int64_t *idx = zc__malloc_array((size_t)(k ? k : 1), sizeof(int64_t));
     if (!idx) return ZC_ENOMEM;
     for (int64_t j = 0; j < k; j++) idx[j] = (i0 + j) * n + i0 + j + offset;
-    tmps t = {.n = 0};
+    held t = {.n = 0};
     zc_array *flat = NULL, *d = NULL;
-    int rc = keep(&t, zc_reshape(x, nd - 1, shape, &flat), &flat, &flat);
-    if (rc == 0) rc = keep(&t, zc_take(flat, idx, k, nd - 2, &d), &d, &d);
-    if (rc == 0) give(d, out);
+    int rc = held_take(&t, zc_reshape(x, nd - 1, shape, &flat), &flat, &flat);
+    if (rc == 0) rc = held_take(&t, zc_take(flat, idx, k, nd - 2, &d), &d, &d);
+    if (rc == 0) held_give(d, out);
     zc__free(idx);
-    drop(&t);
+    held_drop(&t);
     return rc < 0 ? zc__err_wrap(rc, "diagonal") : 0;
 }
 
@@ -133,14 +98,14 @@ int zc_trace(zc_array *x, int64_t offset, zc_array **out)
 }
 
 /* ord = p over axes of |x|, |x| given (a real floating array) */
-static int p_norm(tmps *t, zc_array *ax_abs, const int *axes, int naxes, int keepdims, double ord, zc_array **out)
+static int p_norm(held *t, zc_array *ax_abs, const int *axes, int naxes, int keepdims, double ord, zc_array **out)
 {
     zc_array *a = ax_abs, *r = NULL;
     if (isinf(ord)) return reduce(t, ord > 0 ? "max" : "min", a, axes, naxes, keepdims, out);
     if (ord == 0) { /* the number of non-zero elements, as a float */
         zc_array *nz, *f;
         ZC_TRY(ew_num(t, "not_equal", a, 0, &nz));
-        ZC_TRY(keep(t, zc_astype(nz, a->dtype, &f), &f, &f));
+        ZC_TRY(held_take(t, zc_astype(nz, a->dtype, &f), &f, &f));
         return reduce(t, "sum", f, axes, naxes, keepdims, out);
     }
     if (ord == 1) return reduce(t, "sum", a, axes, naxes, keepdims, out);
@@ -159,23 +124,23 @@ int zc_vector_norm(zc_array *x, const int *axes, int naxes, int keepdims, double
     zc__err_clear();
     if (!x || !out || (naxes && !axes)) return zc__err(ZC_EINVAL, "vector_norm: NULL argument");
     if (isnan(ord)) return zc__err(ZC_EINVAL, "vector_norm: ord is NaN");
-    tmps t = {.n = 0};
+    held t = {.n = 0};
     zc_array *a = NULL, *r = NULL;
     int rc = magnitude(&t, x, &a);
     if (rc == 0) rc = p_norm(&t, a, axes, naxes, keepdims, ord, &r);
-    if (rc == 0) give(r, out);
-    drop(&t);
+    if (rc == 0) held_give(r, out);
+    held_drop(&t);
     return rc < 0 ? zc__err_wrap(rc, "vector_norm") : 0;
 }
 
 /* The singular values of a 2-D x (the SVD-based norms, rank, pinv). */
-static int svals_2d(tmps *t, const char *fn, zc_array *x, zc_array **s)
+static int svals_2d(held *t, const char *fn, zc_array *x, zc_array **s)
 {
     if (x->ndim != 2)
         return zc__err(ZC_EUNSUPPORTED, "%s: needs a 2-D matrix here, got %d dimensions (the Python module takes "
                        "stacks)", fn, x->ndim);
     zc_array *r = NULL;
-    return keep(t, zc_svdvals(x, &r), &r, s);
+    return held_take(t, zc_svdvals(x, &r), &r, s);
 }
 
 int zc_matrix_norm(zc_array *x, const char *ord, int keepdims, zc_array **out)
@@ -184,7 +149,7 @@ int zc_matrix_norm(zc_array *x, const char *ord, int keepdims, zc_array **out)
     ZC_TRY(matrices("matrix_norm", x));
     if (!out || !ord) return zc__err(ZC_EINVAL, "matrix_norm: NULL argument");
     int nd = x->ndim, last2[2] = {nd - 2, nd - 1};
-    tmps t = {.n = 0};
+    held t = {.n = 0};
     zc_array *a = NULL, *r = NULL, *s = NULL;
     int rc = 0;
     if (!strcmp(ord, "fro")) {
@@ -204,16 +169,16 @@ int zc_matrix_norm(zc_array *x, const char *ord, int keepdims, zc_array **out)
         if (rc == 0) rc = reduce(&t, fn, s, &ax0, 1, 0, &r);
         /* the singular values are float64: the result in x's precision */
         if (rc == 0 && (x->dtype == ZC_FLOAT32 || x->dtype == ZC_COMPLEX64))
-            rc = keep(&t, zc_astype(r, ZC_FLOAT32, &r), &r, &r);
+            rc = held_take(&t, zc_astype(r, ZC_FLOAT32, &r), &r, &r);
         if (rc == 0 && keepdims) {
             int64_t one[2] = {1, 1};
             zc_array *k = NULL;
-            rc = keep(&t, zc_reshape(r, 2, one, &k), &k, &r);
+            rc = held_take(&t, zc_reshape(r, 2, one, &k), &k, &r);
         }
     } else
         rc = zc__err(ZC_EINVAL, "matrix_norm: ord '%s' is none of fro, nuc, 1, -1, 2, -2, inf, -inf", ord);
-    if (rc == 0) give(r, out);
-    drop(&t);
+    if (rc == 0) held_give(r, out);
+    held_drop(&t);
     return rc < 0 ? zc__err_wrap(rc, "matrix_norm") : 0;
 }
 
@@ -235,13 +200,13 @@ int zc_cross(zc_array *x1, zc_array *x2, int axis, zc_array **out)
         x2->shape[x2->ndim + axis] != 3)
         return zc__err(ZC_EINVAL, "cross: axis %d must be negative and of size 3 in both arrays", axis);
     int ax = nd + axis;
-    tmps t = {.n = 0};
+    held t = {.n = 0};
     zc_array *a = NULL, *b = NULL, *ca[3], *cb[3], *parts[3], *r = NULL;
-    int rc = keep(&t, zc_broadcast_to(x1, nd, shape, &a), &a, &a);
-    if (rc == 0) rc = keep(&t, zc_broadcast_to(x2, nd, shape, &b), &b, &b);
+    int rc = held_take(&t, zc_broadcast_to(x1, nd, shape, &a), &a, &a);
+    if (rc == 0) rc = held_take(&t, zc_broadcast_to(x2, nd, shape, &b), &b, &b);
     for (int64_t j = 0; j < 3 && rc == 0; j++) {
-        rc = keep(&t, zc_take(a, &j, 1, ax, &ca[j]), &ca[j], &ca[j]);
-        if (rc == 0) rc = keep(&t, zc_take(b, &j, 1, ax, &cb[j]), &cb[j], &cb[j]);
+        rc = held_take(&t, zc_take(a, &j, 1, ax, &ca[j]), &ca[j], &ca[j]);
+        if (rc == 0) rc = held_take(&t, zc_take(b, &j, 1, ax, &cb[j]), &cb[j], &cb[j]);
     }
     /* component i = a[i+1]·b[i+2] − a[i+2]·b[i+1] */
     for (int i = 0; i < 3 && rc == 0; i++) {
@@ -251,9 +216,9 @@ int zc_cross(zc_array *x1, zc_array *x2, int axis, zc_array **out)
         if (rc == 0) rc = ew2(&t, "multiply", ca[k], cb[j], &q);
         if (rc == 0) rc = ew2(&t, "subtract", p, q, &parts[i]);
     }
-    if (rc == 0) rc = keep(&t, zc_concat(3, parts, ax, &r), &r, &r);
-    if (rc == 0) give(r, out);
-    drop(&t);
+    if (rc == 0) rc = held_take(&t, zc_concat(3, parts, ax, &r), &r, &r);
+    if (rc == 0) held_give(r, out);
+    held_drop(&t);
     return rc < 0 ? zc__err_wrap(rc, "cross") : 0;
 }
 
@@ -267,34 +232,34 @@ int zc_matrix_power(zc_array *x, int64_t n, zc_array **out)
     if (x->shape[nd - 2] != m)
         return zc__err(ZC_EINVAL, "matrix_power: needs square matrices, got %lld x %lld", (long long)x->shape[nd - 2],
                        (long long)m);
-    tmps t = {.n = 0};
+    held t = {.n = 0};
     zc_array *r = NULL, *sq = x, *e = NULL;
     int rc = 0;
     if (n == 0) {
-        rc = keep(&t, zc_eye(m, m, 0, x->dtype, NULL, &e), &e, &e);
-        if (rc == 0) rc = keep(&t, zc_broadcast_to(e, nd, x->shape, &r), &r, &r);
+        rc = held_take(&t, zc_eye(m, m, 0, x->dtype, NULL, &e), &e, &e);
+        if (rc == 0) rc = held_take(&t, zc_broadcast_to(e, nd, x->shape, &r), &r, &r);
     } else {
         if (n < 0) {
             zc_array *inv = NULL;
-            rc = keep(&t, zc_inv(x, &inv), &inv, &sq);
+            rc = held_take(&t, zc_inv(x, &inv), &inv, &sq);
             if (n == INT64_MIN) rc = zc__err(ZC_EINVAL, "matrix_power: n = %lld is out of range", (long long)n);
             n = rc == 0 ? -n : 0;
         }
         /* by squaring: sq = x^(2^k), multiplied into r for each bit of n */
         while (rc == 0 && n) {
-            if (n & 1) rc = r ? keep(&t, zc_matmul(r, sq, &e), &e, &r) : (r = sq, 0);
+            if (n & 1) rc = r ? held_take(&t, zc_matmul(r, sq, &e), &e, &r) : (r = sq, 0);
             n >>= 1;
-            if (rc == 0 && n) rc = keep(&t, zc_matmul(sq, sq, &e), &e, &sq);
+            if (rc == 0 && n) rc = held_take(&t, zc_matmul(sq, sq, &e), &e, &sq);
         }
     }
-    if (rc == 0) give(r, out);
-    drop(&t);
+    if (rc == 0) held_give(r, out);
+    held_drop(&t);
     return rc < 0 ? zc__err_wrap(rc, "matrix_power") : 0;
 }
 
 /* the cutoff rtol · max(s) for the singular values s of an m×n x (rtol < 0:
  * max(m, n) · eps of x's precision) */
-static int cutoff(tmps *t, const zc_array *x, zc_array *s, double rtol, zc_array **out)
+static int cutoff(held *t, const zc_array *x, zc_array *s, double rtol, zc_array **out)
 {
     if (rtol < 0) {
         double eps = x->dtype == ZC_FLOAT32 || x->dtype == ZC_COMPLEX64 ? FLT_EPSILON : DBL_EPSILON;
@@ -311,27 +276,15 @@ int zc_matrix_rank(zc_array *x, double rtol, zc_array **out)
     zc__err_clear();
     ZC_TRY(matrices("matrix_rank", x));
     if (!out) return zc__err(ZC_EINVAL, "matrix_rank: NULL output");
-    tmps t = {.n = 0};
+    held t = {.n = 0};
     zc_array *s = NULL, *cut = NULL, *gt = NULL, *r = NULL;
     int ax = 0, rc = svals_2d(&t, "matrix_rank", x, &s);
     if (rc == 0) rc = cutoff(&t, x, s, rtol, &cut);
     if (rc == 0) rc = ew2(&t, "greater", s, cut, &gt);
     if (rc == 0) rc = reduce(&t, "count_nonzero", gt, &ax, 1, 0, &r);
-    if (rc == 0) give(r, out);
-    drop(&t);
+    if (rc == 0) held_give(r, out);
+    held_drop(&t);
     return rc < 0 ? zc__err_wrap(rc, "matrix_rank") : 0;
-}
-
-/* aᴴ (the transpose, conjugated when complex) */
-static int conj_t(tmps *t, zc_array *a, zc_array **out)
-{
-    zc_array *tr = NULL;
-    ZC_TRY(keep(t, zc_matrix_transpose(a, &tr), &tr, &tr));
-    if (a->dtype != ZC_COMPLEX64 && a->dtype != ZC_COMPLEX128) {
-        *out = tr;
-        return 0;
-    }
-    return ew1(t, "conj", tr, out);
 }
 
 int zc_pinv(zc_array *x, double rtol, zc_array **out)
@@ -342,31 +295,31 @@ int zc_pinv(zc_array *x, double rtol, zc_array **out)
     if (x->ndim != 2)
         return zc__err(ZC_EUNSUPPORTED, "pinv: needs a 2-D matrix here, got %d dimensions (the Python module takes "
                        "stacks)", x->ndim);
-    tmps t = {.n = 0};
+    held t = {.n = 0};
     zc_array *u = NULL, *s = NULL, *vt = NULL, *cut = NULL, *gt = NULL, *one = NULL, *safe = NULL, *inv = NULL;
     zc_array *zero = NULL, *sinv = NULL, *v = NULL, *uh = NULL, *vs = NULL, *r = NULL;
     int rc = zc_svd(x, &u, &s, &vt);
-    if (rc == 0) {
-        keep(&t, 0, &u, &u);
-        keep(&t, 0, &s, &s);
-        rc = keep(&t, 0, &vt, &vt);
+    zc_array *f[3] = {u, s, vt};
+    for (int i = 0; i < 3 && f[0]; i++) { /* each kept (or, with no room, released) */
+        int rc2 = held_add(&t, 0, f[i]);
+        if (rc == 0) rc = rc2;
     }
     /* 1/s where s > cutoff, else 0 (1/1 computed there, never 1/0) */
     if (rc == 0) rc = cutoff(&t, x, s, rtol, &cut);
     if (rc == 0) rc = ew2(&t, "greater", s, cut, &gt);
-    if (rc == 0) rc = keep(&t, zc_scalar(1, 0, &one), &one, &one);
-    if (rc == 0) rc = keep(&t, zc_scalar(0, 0, &zero), &zero, &zero);
-    if (rc == 0) rc = keep(&t, zc_elementwise("where", 3, (zc_array *[]){gt, s, one}, &safe), &safe, &safe);
+    if (rc == 0) rc = held_take(&t, zc_scalar(1, 0, &one), &one, &one);
+    if (rc == 0) rc = held_take(&t, zc_scalar(0, 0, &zero), &zero, &zero);
+    if (rc == 0) rc = held_take(&t, zc_elementwise("where", 3, (zc_array *[]){gt, s, one}, &safe), &safe, &safe);
     if (rc == 0) rc = ew2(&t, "divide", one, safe, &inv);
-    if (rc == 0) rc = keep(&t, zc_elementwise("where", 3, (zc_array *[]){gt, inv, zero}, &sinv), &sinv, &sinv);
+    if (rc == 0) rc = held_take(&t, zc_elementwise("where", 3, (zc_array *[]){gt, inv, zero}, &sinv), &sinv, &sinv);
     /* pinv = V · diag(sinv) · Uᴴ */
-    if (rc == 0) rc = conj_t(&t, vt, &v);
-    if (rc == 0) rc = conj_t(&t, u, &uh);
+    if (rc == 0) rc = held_conj_t(&t, vt, &v);
+    if (rc == 0) rc = held_conj_t(&t, u, &uh);
     if (rc == 0) rc = ew2(&t, "multiply", v, sinv, &vs);
-    if (rc == 0) rc = keep(&t, zc_matmul(vs, uh, &r), &r, &r);
+    if (rc == 0) rc = held_take(&t, zc_matmul(vs, uh, &r), &r, &r);
     if (rc == 0 && r->dtype != x->dtype && (x->dtype == ZC_FLOAT32 || x->dtype == ZC_COMPLEX64))
-        rc = keep(&t, zc_astype(r, x->dtype, &r), &r, &r);
-    if (rc == 0) give(r, out);
-    drop(&t);
+        rc = held_take(&t, zc_astype(r, x->dtype, &r), &r, &r);
+    if (rc == 0) held_give(r, out);
+    held_drop(&t);
     return rc < 0 ? zc__err_wrap(rc, "pinv") : 0;
 }
