@@ -131,9 +131,10 @@ static PyObject *lstsq(PyObject *self, PyObject *args)
 }
 
 /* linalg_ext(kind, x, x2|None, n, d, s, keepdims, axes|None): the library's
- * compositions: diagonal (n = offset), vector_norm (axes, keepdims, d = ord),
- * matrix_norm (s = ord, keepdims), cross (x2, n = axis), matrix_power (n),
- * matrix_rank and pinv (d = rtol, < 0: the default) */
+ * compositions the namespace uses: diagonal (n = offset), vector_norm (axes,
+ * keepdims, d = ord), matrix_norm (s = ord, keepdims), cross (x2, n = axis),
+ * matrix_power (n). (matrix_rank and pinv stay in Python: they take stacks,
+ * an array rtol and complex matrices the library's 2-D versions do not.) */
 static PyObject *linalg_ext(PyObject *self, PyObject *args)
 {
     const char *kind, *s;
@@ -157,10 +158,6 @@ static PyObject *linalg_ext(PyObject *self, PyObject *args)
         ZCPY_CALL(rc, zc_cross(x, x2, (int)n, &out));
     } else if (!strcmp(kind, "matrix_power")) {
         ZCPY_CALL(rc, zc_matrix_power(x, n, &out));
-    } else if (!strcmp(kind, "matrix_rank")) {
-        ZCPY_CALL(rc, zc_matrix_rank(x, d, &out));
-    } else if (!strcmp(kind, "pinv")) {
-        ZCPY_CALL(rc, zc_pinv(x, d, &out));
     } else {
         PyErr_Format(PyExc_ValueError, "linalg_ext: unknown '%s'", kind);
         return NULL;

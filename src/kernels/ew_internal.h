@@ -27,7 +27,6 @@
 #include "kernels/cmplx.h"
 #include "kernels/elementwise.h"
 
-
 enum {
     EK_BOOL, EK_I8, EK_I16, EK_I32, EK_I64, EK_U8, EK_U16, EK_U32, EK_U64,
     EK_F32, EK_F64, EK_C64, EK_C128,

@@ -1,4 +1,4 @@
-/* kernels/lapack.c — dense float64 (and, for QR, SVD and det, complex128)
+/* kernels/lapack.c — dense float64 (and, for QR, SVD, det and Cholesky, complex128)
  * kernels over LAPACKE/OpenBLAS (see lapack.h).
  *
  * A row-major m×n buffer read as column-major is the n×m transpose. Where that
@@ -115,7 +115,7 @@ static int factor(bool cx, int64_t m, int64_t n, const double *a, int64_t extra,
                                      *work, (lapack_int)*lwork);
         if (info) {
             zc__free(*blk);
-            return lapack_status(info, "QR (dgeqrf)");
+            return lapack_status(info, cx ? "QR (zgeqrf)" : "QR (dgeqrf)");
         }
     }
     return 0;
@@ -156,7 +156,7 @@ static int factor_t(bool cx, int64_t m, int64_t n, int64_t w, const double *a, d
                                      (lapack_int)m, *t, (lapack_int)nb, *work);
         if (info) {
             zc__free(*blk);
-            return lapack_status(info, "QR (dgeqrt)");
+            return lapack_status(info, cx ? "QR (zgeqrt)" : "QR (dgeqrt)");
         }
     }
     return 0;
@@ -207,7 +207,7 @@ int la_qr_apply(bool cx, int64_t m, int64_t n, const double *a, const double *c,
                                       (lapack_int)m, Z(work))
                : LAPACKE_dgemqrt_work(LAPACK_COL_MAJOR, 'L', 'N', (lapack_int)m, (lapack_int)w, (lapack_int)k,
                                       (lapack_int)nb, blk, (lapack_int)m, t, (lapack_int)nb, cc, (lapack_int)m, work);
-        rc = lapack_status(info, "applying Q (dgemqrt)");
+        rc = lapack_status(info, cx ? "applying Q (zgemqrt)" : "applying Q (dgemqrt)");
     }
     if (rc == 0)
         for (int64_t i = 0; i < m; i++)
@@ -239,7 +239,7 @@ int la_qr(bool cx, int64_t m, int64_t n, const double *a, double *q, double *r)
                                      (lapack_int)m, Z(tau), Z(work), (lapack_int)lwork)
                : LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)k, (lapack_int)k, blk,
                                      (lapack_int)m, tau, work, (lapack_int)lwork);
-        if ((rc = lapack_status(info, "forming Q (dorgqr)")) == 0)
+        if ((rc = lapack_status(info, cx ? "forming Q (zungqr)" : "forming Q (dorgqr)")) == 0)
             for (int64_t i = 0; i < m; i++)
                 for (int64_t j = 0; j < k; j++)
                     for (int64_t p = 0; p < e; p++) q[e * (i * k + j) + p] = blk[e * (j * m + i) + p];
@@ -306,8 +306,8 @@ int la_svd(bool cx, int64_t m, int64_t n, const double *a, double *u, double *s,
                                      Z(vectors ? u : d), lk, Z(work), (lapack_int)lwork, work + e * lwork, iwork)
                : LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, job, ln, (lapack_int)m, copy, ln, s, vectors ? vt : d, ln,
                                      vectors ? u : d, lk, work, (lapack_int)lwork, iwork);
-        if (info > 0) rc = zc__err(ZC_EINTERNAL, "SVD (dgesdd) did not converge (%d)", (int)info);
-        else rc = lapack_status(info, "SVD (dgesdd)");
+        if (info > 0) rc = zc__err(ZC_EINTERNAL, "SVD (%s) did not converge (%d)", cx ? "zgesdd" : "dgesdd", (int)info);
+        else rc = lapack_status(info, cx ? "SVD (zgesdd)" : "SVD (dgesdd)");
     }
     zc__free(copy);
     zc__free(iwork);
@@ -367,7 +367,7 @@ int la_cholesky(bool cx, int64_t n, const double *a, double *l)
                                              : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', ln, l, ln);
     if (info > 0)
         return zc__err(ZC_EINVAL, "cholesky: the matrix is not positive definite (leading minor %d)", (int)info);
-    ZC_TRY(lapack_status(info, "cholesky (dpotrf)"));
+    ZC_TRY(lapack_status(info, cx ? "cholesky (zpotrf)" : "cholesky (dpotrf)"));
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = i + 1; j < n; j++)
             for (int64_t p = 0; p < e; p++) l[e * (i * n + j) + p] = 0.0;
@@ -436,7 +436,7 @@ int la_det(bool cx, int64_t n, const double *a, double *sign, double *logabs, do
         lapack_int ln = (lapack_int)n,
                    info = cx ? LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, ln, ln, Z(lu), ln, ipiv)
                              : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, ln, ln, lu, ln, ipiv);
-        if (info < 0) rc = lapack_status(info, "det (dgetrf)");
+        if (info < 0) rc = lapack_status(info, cx ? "det (zgetrf)" : "det (dgetrf)");
         /* info > 0: a zero pivot, U is still complete: the determinant is 0 */
         bool zero = false, nan = false;
         for (int64_t i = 0; rc == 0 && i < n; i++) {

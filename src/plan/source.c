@@ -276,8 +276,8 @@ static int scalar_from_json(const json_t *o, zc_array *a, int i)
     a->p.scalar.is_int = json_is_true(json_object_get(o, "is_int"));
     /* as node_scalar makes them: int64 holding a whole number, or float64 */
     if (a->dtype != (a->p.scalar.is_int ? ZC_INT64 : ZC_FLOAT64) || (a->p.scalar.is_int && !int64_valued(a->p.scalar.value)))
-        return zc__err(ZC_EFORMAT, "plan: node %d: an integer scalar of %g (dtype %s)", i, a->p.scalar.value,
-                       zc_dtype_name(a->dtype));
+        return zc__err(ZC_EFORMAT, "plan: node %d: a scalar of %g (%s, dtype %s) is not what scalars are made as",
+                       i, a->p.scalar.value, a->p.scalar.is_int ? "integer" : "float", zc_dtype_name(a->dtype));
     return 0;
 }
 

@@ -144,6 +144,8 @@ int ex_fn_linalg_ext(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value 
         int vec = api[0] == 'v', keepdims = 0, n = 0, axes[ZC_MAX_DIMS];
         const ex_value *kv = &args[vec ? 2 : 1], *ov = &args[vec ? 3 : 2];
         if (vec && ex_as_axes(&args[1], "axis", &n, axes) < 0) return -1;
+        if (vec && n == 0) /* the library's naxes 0 means all axes */
+            return ex_fail(args[1].col, "vector_norm(): axis=() (no axis reduced) is not supported; use abs(x)");
         if (kv->kind != V_NONE && ex_as_bool(kv, "keepdims", &keepdims) < 0) return -1;
         double ord = 2;
         char ords[16] = "fro";

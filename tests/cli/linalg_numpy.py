@@ -235,6 +235,8 @@ _, err = ev("cross(a, a)", ins)
 check("size 3" in err, "cross of non-3-vectors refused: " + err)
 _, err = ev("pinv(s)", ins)
 check("2-D" in err, "pinv of a stack refused naming 2-D: " + err)
+_, err = ev("vector_norm(a, axis=())", ins)
+check("axis=()" in err, "vector_norm(axis=()) refused, not reduced over all axes: " + err)
 _, err = ev("matrix_norm(a, ord=3)", ins)
 check("ord" in err, "matrix_norm(ord=3) refused: " + err)
 
