@@ -2,6 +2,7 @@
  * bare MPI message rate it rests on, measured in the same run.
  *
  *   mpirun -np 4 build/bench/bench_dist [TASKS] [UNIT]
+ *   mpirun -np 4 build/bench/bench_dist hello
  *
  * Rank 0 hands out TASKS no-op tasks (default 200000) in units of UNIT tasks
  * (default 1: one request and one answer per task) through the real coordinator
@@ -12,7 +13,8 @@
  * tasks/s handed out, rank 0's coordinator-thread CPU per unit, and the ratio of
  * the coordinator's rate to the bare rate; every task is checked to have been
  * reported once and run
- * (fatal otherwise). */
+ * (fatal otherwise). `hello` is a bare MPI program (MPI_Init_thread, a barrier,
+ * MPI_Finalize) that bench/dist_bench.sh times as Open MPI's own start-up. */
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,6 +72,13 @@ static void bare_worker(void)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "hello")) {
+        int provided;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Finalize();
+        return 0;
+    }
     long long n = argc > 1 ? atoll(argv[1]) : 200000, unit = argc > 2 ? atoll(argv[2]) : 1;
     int rank, size;
     BENCH_ZC("bench_dist", zc_dist_mpi_init(&rank, &size), "MPI");
