@@ -804,13 +804,16 @@ ZC_API int zc_argsort(zc_array *x, int axis, int descending, zc_array **out);
  * For each value of x2, the index where it would be inserted into the sorted
  * 1-D x1 to keep it sorted (int64, x2's shape), as the array API's
  * searchsorted: right 0 ("left"): before equal values, 1 ("right"): after
- * them; x1 sorted as zc_sort sorts (NaNs last). sorter NULL, or argsort(x1)
- * (x1 is then sorted first). Values of two dtypes are compared as float64.
- * Any length of x1: a task reads x1's first value of every chunk and the
- * chunks of x1 its values fall in, one at a time.
+ * them; x1 sorted as zc_sort sorts (NaNs last). sorter NULL, or integer
+ * indices (x1's length) that sort x1: the search is then in x1[sorter]
+ * (argsort(x1) of the same x1 becomes sort(x1); any other sorter a lazy
+ * zc_take_along_axis; an index out of range fails when computed). Values of
+ * two dtypes are compared as float64. Any length of x1: a task reads x1's
+ * first value of every chunk and the chunks of x1 its values fall in, one at
+ * a time.
  * @return 0, ZC_EINVAL (NULL argument, x1 not 1-D, right not 0 or 1, dtypes
- *         that cannot be sorted), ZC_EUNSUPPORTED (a sorter other than
- *         argsort(x1)), ZC_ENOMEM.
+ *         that cannot be sorted, a sorter not integer or not of x1's length),
+ *         ZC_ENOMEM.
  */
 ZC_API int zc_searchsorted(zc_array *x1, zc_array *x2, int right, zc_array *sorter, zc_array **out);
 

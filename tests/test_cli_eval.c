@@ -276,7 +276,10 @@ TEST(eval_errors)
     CHECK(fails(&e, "concat(u, axis=0)", "concat(): arrays must be a non-empty tuple or list of arrays, got an array", 0));
     CHECK(fails(&e, "concat((u, 1))", "concat(): expected arrays, got an integer", 0));
     CHECK(fails(&e, "moveaxis(u, (0, 1), 0)", "moveaxis(): source and destination must have the same number of axes", 0));
-    CHECK(fails(&e, "take(u, u)", "take(): indices must be integers written in the expression", 0));
+    CHECK(fails(&e, "take(u, u)", "take(): indices must have 1 dimension (it has 2)", 0));
+    CHECK(fails(&e, "take(u, u[0])", "take(): indices must be integer, not float32", 0));
+    CHECK(fails(&e, "repeat(k, (1, 2))", "repeat(): 2 repeat counts for an axis of length", 0));
+    CHECK(fails(&e, "repeat(u, (1, -2, 0, 0, 0, 0), axis=0)", "repeat counts must not be negative (count 1 is -2)", 0));
     CHECK(fails(&e, "tensordot(u, u, axes=((0,), (0, 1)))", "tensordot(): the two axis lists differ in length", 0));
     CHECK(fails(&e, "vecdot(u, k[:6])", "vecdot: shapes (6, 10) and (6,) differ along axis -1", 1));
     CHECK(fails(&e, "k.T + (1).T", "'.T' applies to arrays, not an integer", 0));

@@ -461,10 +461,24 @@ TEST(searchsorted_long_sorted_array)
         free(got);
         zc_array_release(srt);
     }
-    zc_array *sorter, *other;
-    CHECK_OK(zc_argsort(xa, 0, 0, &sorter));
-    CHECK_ERR(zc_searchsorted(va, xa, 0, sorter, &srt), ZC_EUNSUPPORTED, "sorter must be argsort(x1)");
+    /* a sorter that is not argsort(x1) of this x1 node (the argsort of an equal
+     * copy): the search runs in x1[sorter], a gather, with the same results */
+    zc_array *sorter, *other, *direct;
     CHECK_OK(zc_asarray(x, ZC_FLOAT64, 1, s1, c1, &other));
+    CHECK_OK(zc_argsort(other, 0, 0, &sorter));
+    CHECK_OK(zc_searchsorted(xa, va, 1, sorter, &srt));
+    CHECK_OK(zc_searchsorted(sx, va, 1, NULL, &direct));
+    char *plan;
+    int64_t *g1 = calc(srt, (size_t)3 << 20, &plan), *g2 = calc(direct, (size_t)3 << 20, NULL);
+    CHECK(plan && strstr(plan, "take_along"));
+    CHECK(memcmp(g1, g2, sizeof *g1 * (size_t)m) == 0);
+    zc_free(plan);
+    free(g1);
+    free(g2);
+    zc_array_release(srt);
+    zc_array_release(direct);
+    CHECK_ERR(zc_searchsorted(va, xa, 0, sorter, &srt), ZC_EINVAL, "sorter must be 1-D with x1's length 3000");
+    CHECK_ERR(zc_searchsorted(xa, va, 0, xa, &srt), ZC_EINVAL, "take_along_axis: indices must have an integer dtype");
     CHECK_ERR(zc_searchsorted(xa, va, 2, NULL, &srt), ZC_EINVAL, "side");
     zc_array_release(other);
     zc_array_release(sorter);

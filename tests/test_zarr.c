@@ -167,6 +167,51 @@ TEST(roundtrip_filesystem_sharded_and_plain)
     CHECK(system(cmd) == 0);
 }
 
+/* --overwrite of a 2-D array by a 1-D one on a filesystem: the old chunk keys
+ * c/0/0 ... leave folders c/0, c/1 where the new array's chunks are files:
+ * overwrite removes the emptied folders too (before, every new chunk failed
+ * "renaming ... to c/0: Is a directory"), and keeps a sibling array's. */
+TEST(overwrite_changes_key_layout_on_filesystem)
+{
+    char dir[] = "/tmp/zc_test_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    zc_store *st;
+    CHECK_OK(zc_store_open(dir, ZC_STORE_CREATE, &st));
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 2;
+    o.shape[0] = 4; o.shape[1] = 4;
+    o.chunks[0] = 2; o.chunks[1] = 2;
+    o.dtype = ZC_INT32;
+    int32_t v[16];
+    for (int i = 0; i < 16; i++) v[i] = i + 1;
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_create(st, "x", &o, &a));
+    CHECK_OK(zc_zarr_write(a, NULL, v, sizeof v));
+    zc_zarr_close(a);
+    CHECK_OK(zc_zarr_create(st, "y", &o, &a)); /* a sibling: untouched */
+    CHECK_OK(zc_zarr_write(a, NULL, v, sizeof v));
+    zc_zarr_close(a);
+    o.ndim = 1;
+    o.shape[0] = 16;
+    o.chunks[0] = 2;
+    o.overwrite = 1;
+    CHECK_OK(zc_zarr_create(st, "x", &o, &a));
+    for (int i = 0; i < 16; i++) v[i] = -i;
+    CHECK_OK(zc_zarr_write(a, NULL, v, sizeof v));
+    int32_t back[16] = {0};
+    CHECK_OK(zc_zarr_read(a, NULL, back, sizeof back));
+    CHECK(memcmp(back, v, sizeof v) == 0);
+    zc_zarr_close(a);
+    CHECK_OK(zc_zarr_open(st, "y", &a));
+    CHECK_OK(zc_zarr_read(a, NULL, back, sizeof back));
+    CHECK(back[0] == 1 && back[15] == 16);
+    zc_zarr_close(a);
+    zc_store_close(st);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 TEST(zero_dim_and_empty)
 {
     zc_store *st;

@@ -363,10 +363,12 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """Insertion indices (int64) of x2's values into the sorted 1-D x1 (any length);
-    sorter None or argsort(x1)."""
+    sorter: None, or indices that sort x1 (the search is then in x1[sorter])."""
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     x2 = _operand(x2, x1)
+    if sorter is not None and not isinstance(sorter, Array):
+        sorter = from_array(np.asarray(sorter))
     s = None if sorter is None else sorter._node
     return _wrap(_zcube.searchsorted(x1._node, x2._node, side == "right", s), x1, op="searchsorted")
 

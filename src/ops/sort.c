@@ -44,9 +44,9 @@ int zc_argsort(zc_array *x, int axis, int descending, zc_array **out)
     return build("argsort", x, axis, descending, 1, out);
 }
 
-/* x1 sorted through `sorter` (NULL: x1 itself): only argsort(x1) is taken
- * (then the values are sort(x1)); anything else would be a gather along an
- * axis of any length. */
+/* x1 sorted through `sorter` (NULL: x1 itself). argsort(x1) of this x1 is
+ * sort(x1), without the gather; any other permutation is x1[sorter], a lazy
+ * take_along_axis (each task reads the chunks of x1 its indices point into). */
 static int sorted_values(zc_array *x1, zc_array *sorter, zc_array **out)
 {
     if (!sorter) {
@@ -54,11 +54,15 @@ static int sorted_values(zc_array *x1, zc_array *sorter, zc_array **out)
         *out = x1;
         return 0;
     }
-    if (sorter->kind != NODE_SORT || !sorter->p.sort.indices || sorter->p.sort.descending ||
-        sorter->inputs[0] != x1 || sorter->p.sort.step != SORT_WHOLE)
-        return zc__err(ZC_EUNSUPPORTED, "searchsorted: a sorter must be argsort(x1) of the same x1 (other "
-                       "permutations are not supported)");
-    return zc_sort(x1, 0, 0, out);
+    if (sorter->kind == NODE_SORT && sorter->p.sort.indices && !sorter->p.sort.descending &&
+        sorter->inputs[0] == x1 && sorter->p.sort.step == SORT_WHOLE)
+        return zc_sort(x1, 0, 0, out);
+    if (sorter->ndim != 1 || sorter->shape[0] != x1->shape[0])
+        return zc__err(ZC_EINVAL, "searchsorted: sorter must be 1-D with x1's length %lld (it has %d dimensions, "
+                       "length %lld)", (long long)x1->shape[0], sorter->ndim,
+                       (long long)(sorter->ndim ? sorter->shape[0] : 1));
+    int rc = zc_take_along_axis(x1, sorter, 0, out);
+    return rc < 0 ? zc__err_wrap(rc, "searchsorted: sorter") : 0;
 }
 
 int zc_searchsorted(zc_array *x1, zc_array *x2, int right, zc_array *sorter, zc_array **out)

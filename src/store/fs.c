@@ -433,6 +433,43 @@ static int fs_erase(store *s, const char *key)
     return 0;
 }
 
+/* The empty folders below the folder open as dfd (closed here), deepest first;
+ * *empty: dfd itself holds nothing any more. */
+static int prune_below(fs_store *fs, int dfd, int depth, bool *empty)
+{
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        int err = errno;
+        close(dfd);
+        return zc__err_sys(err, "listing a folder of %s", fs->root);
+    }
+    int rc = 0;
+    *empty = true;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        bool sub_empty = false;
+        int sfd = -1;
+        if (depth < 64 && (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN))
+            sfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sfd >= 0 && (rc = prune_below(fs, sfd, depth + 1, &sub_empty)) == 0 && sub_empty &&
+            unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) == 0)
+            continue;
+        *empty = false;
+    }
+    closedir(d);
+    return rc;
+}
+
+static int fs_prune(store *s, const char *prefix)
+{
+    fs_store *fs = (fs_store *)s;
+    int dfd = openat(fs->root_fd, *prefix ? prefix : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) return errno == ENOENT || errno == ENOTDIR ? 0 : zc__err_sys(errno, "opening \"%s\" in %s", prefix, fs->root);
+    bool empty;
+    return prune_below(fs, dfd, 0, &empty);
+}
+
 static int fs_size(store *s, const char *key, uint64_t *size)
 {
     fs_store *fs = (fs_store *)s;
@@ -787,6 +824,7 @@ static const store_vtable fs_vtable = {
     .get_many = fs_get_many,
     .put = fs_put,
     .erase = fs_erase,
+    .prune = fs_prune,
     .size = fs_size,
     .list_dir = fs_list_dir,
     .close = fs_close,

@@ -82,6 +82,14 @@ int store_erase(store *s, const char *key)
     return 0;
 }
 
+int store_prune(store *s, const char *prefix)
+{
+    if (!s->vt->prune) return 0;
+    ZC_TRY(writable(s, "prune", prefix));
+    int rc = s->vt->prune(s, prefix);
+    return rc < 0 ? zc__err_wrap(rc, "removing empty folders from store %s", s->url) : 0;
+}
+
 /* ZC_STORE_MAP=0 in the environment: never map (read everything). */
 static int map_allowed(void)
 {

@@ -84,6 +84,10 @@ typedef struct store_vtable {
     /* Optional (may be NULL): get_many calling each(reqs, i, ctx) once per
      * request as soon as its outputs are final (see store_get_many_each). */
     int (*get_many_each)(store *s, store_req *reqs, size_t n, store_each_fn each, void *ctx);
+    /* Optional (NULL: a store without folders): remove the empty folders below
+     * `prefix` (not prefix itself), left by erased keys. Only while nothing
+     * writes there: a put racing it could lose its new folder. */
+    int (*prune)(store *s, const char *prefix);
 } store_vtable;
 
 /* Every store starts with this header; backends embed it first. */
@@ -164,6 +168,8 @@ void store_unmap(store *s, store_map_t *m);
  * pages in its RSS. Every mapping store_map gives is a read-only file mapping
  * (MADV_DONTNEED leaves such data as it is). */
 void store_map_drop(store_map_t *m);
+/* vt->prune where there is one, else nothing to do. */
+int store_prune(store *s, const char *prefix);
 /* Every object below prefix, recursively (vt->list_prefix, or list_dir walked). */
 int store_list_prefix(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
 

@@ -1,6 +1,7 @@
 /* tools/expr_fn_manip.c — handlers of the manipulation and cumulative
  * functions (zcube.h section 9): reshape, permute_dims, concat, flip, roll,
  * take, diff, tril, cumulative_sum, ... */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,16 +124,66 @@ int ex_fn_roll(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args,
     return ex_lib_result(e, f, call, zc_roll(args[0].arr, shifts, ns, axes, na < 0 ? 0 : na, &a), &a, out);
 }
 
+/* repeat(x, repeats, axis=None): one count, or one per element along axis (a
+ * list, or an integer array computed now): then a take of each index as often
+ * as its count, the indices held in the plan as take holds them. */
 int ex_fn_repeat(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
 {
     if (ex_need_array(f, &args[0], "x") < 0) return -1;
-    int64_t k;
     int axis;
-    if (args[1].kind == V_ARRAY || args[1].kind == V_TUPLE)
-        return ex_fail(args[1].col, "repeat(): repeats must be one integer (per-element repeats are not supported)");
-    if (ex_as_int(&args[1], "repeats", &k) < 0 || ex_as_axis(&args[2], "axis", 1, &axis) < 0) return -1;
-    zc_array *a = NULL;
-    return ex_lib_result(e, f, call, zc_repeat(args[0].arr, k, axis, &a), &a, out);
+    if (ex_as_axis(&args[2], "axis", 1, &axis) < 0) return -1;
+    int64_t *r = NULL, nr = 0;
+    int rnd;
+    if (ex_int_values(e, &args[1], "repeat(): repeats", &r, &nr, &rnd) < 0) return -1;
+    zc_array *a = NULL, *x = args[0].arr;
+    int rc;
+    if (rnd == 0 || nr == 1) {
+        rc = zc_repeat(x, r[0], axis, &a);
+        free(r);
+        return ex_lib_result(e, f, call, rc, &a, out);
+    }
+    int ndim;
+    int64_t shape[ZC_MAX_DIMS], len = 1, total = 0;
+    zc_array_info(x, &ndim, shape, NULL, NULL);
+    zc_array *flat = NULL;
+    if (axis == ZC_AXIS_NONE) { /* the flattened x */
+        for (int d = 0; d < ndim; d++) len *= shape[d];
+        rc = zc_reshape(x, 1, &len, &flat);
+        if (rc < 0) {
+            free(r);
+            return ex_lib_result(e, f, call, rc, &a, out);
+        }
+        x = flat;
+        axis = 0;
+    } else {
+        int ax = axis < 0 ? axis + ndim : axis;
+        if (ax < 0 || ax >= ndim) {
+            free(r);
+            return ex_fail(args[2].col, "repeat(): axis %d is out of range for %d dimensions", axis, ndim);
+        }
+        len = shape[ax];
+    }
+    rc = 0;
+    if (nr != len)
+        rc = ex_fail(args[1].col, "repeat(): %lld repeat counts for an axis of length %lld", (long long)nr, (long long)len);
+    for (int64_t k = 0; rc == 0 && k < nr; k++) {
+        if (r[k] < 0) rc = ex_fail(args[1].col, "repeat(): repeat counts must not be negative (count %lld is %lld)",
+                                   (long long)k, (long long)r[k]);
+        else if ((total += r[k]) > INT64_MAX / 16)
+            rc = ex_fail(args[1].col, "repeat(): the repeat counts add up to too many elements");
+    }
+    if (rc == 0) rc = ex_check_held(args[1].col, "repeat(): the indices of per-element repeats", total);
+    int64_t *idx = rc == 0 ? malloc(sizeof *idx * (size_t)(total ? total : 1)) : NULL;
+    if (rc == 0 && !idx) rc = cli_seterr("out of memory");
+    if (rc == 0) {
+        for (int64_t k = 0, j = 0; k < nr; k++)
+            for (int64_t c = 0; c < r[k]; c++) idx[j++] = k;
+        rc = ex_lib_result(e, f, call, zc_take(x, idx, total, axis, &a), &a, out);
+    }
+    free(idx);
+    free(r);
+    zc_array_release(flat);
+    return rc;
 }
 
 int ex_fn_tile(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
@@ -145,27 +196,20 @@ int ex_fn_tile(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args,
     return ex_lib_result(e, f, call, zc_tile(args[0].arr, reps, n, &a), &a, out);
 }
 
+/* take(x, indices, axis=None): a list written in the expression or an integer
+ * array computed now; a single integer drops the axis, as NumPy does. */
 int ex_fn_take(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
 {
     if (ex_need_array(f, &args[0], "x") < 0) return -1;
-    if (args[1].kind == V_ARRAY)
-        return ex_fail(args[1].col, "take(): indices must be integers written in the expression (a list or tuple), not "
-                    "an array");
     int axis;
     if (ex_as_axis(&args[2], "axis", 1, &axis) < 0) return -1;
-    const ex_value *iv = &args[1];
-    int64_t n = iv->kind == V_TUPLE ? iv->n : 1;
-    int64_t *idx = malloc(sizeof *idx * (size_t)(n ? n : 1));
-    if (!idx) return cli_seterr("out of memory");
-    for (int64_t k = 0; k < n; k++)
-        if (ex_as_int(iv->kind == V_TUPLE ? &iv->items[k] : iv, "indices", &idx[k]) < 0) {
-            free(idx);
-            return -1;
-        }
+    int64_t *idx, n;
+    int ind;
+    if (ex_int_values(e, &args[1], "take(): indices", &idx, &n, &ind) < 0) return -1;
     zc_array *a = NULL, *r = NULL;
     int rc = zc_take(args[0].arr, idx, n, axis, &a);
     free(idx);
-    if (rc == 0 && iv->kind != V_TUPLE) { /* a scalar index drops the axis, as NumPy does */
+    if (rc == 0 && ind == 0) { /* a scalar index drops the axis, as NumPy does */
         int ndim, ax = axis == ZC_AXIS_NONE ? 0 : axis;
         zc_array_info(a, &ndim, NULL, NULL, NULL);
         if (ax < 0) ax += ndim;

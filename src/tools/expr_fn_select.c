@@ -19,20 +19,27 @@ int ex_need_count_spec(int col, const char *what)
                         "computation (zcube eval sets it)", what);
 }
 
+int ex_check_held(int col, const char *what, int64_t n)
+{
+    if (ex_need_count_spec(col, what) < 0) return -1;
+    if (n < 0 || (uint64_t)n > count_spec->allowed_mem / 8 / sizeof(int64_t))
+        return ex_fail(col, "%s of %lld integers: more than an eighth of --allowed-mem", what, (long long)n);
+    return 0;
+}
+
 /* The integers of index array v (1-D or 0-d, any integer dtype), computed now
  * under count_spec; *idx malloc'd. */
-static int index_values(ex_ctx *e, const ex_value *v, int64_t **idx, int64_t *n, int *ndim)
+static int index_values(ex_ctx *e, const ex_value *v, const char *what, int64_t **idx, int64_t *n, int *ndim)
 {
     int64_t shape[ZC_MAX_DIMS];
     zc_dtype dt;
     if (ex_array_info(e, v, ndim, shape, NULL, &dt) < 0) return -1;
-    if (*ndim > 1) return ex_fail(v->col, "an integer array index must have 1 dimension (it has %d)", *ndim);
+    if (*ndim > 1) return ex_fail(v->col, "%s must have 1 dimension (it has %d)", what, *ndim);
     if (dt < ZC_INT8 || dt > ZC_UINT64)
-        return ex_fail(v->col, "an array index must be integer or bool, not %s", zc_dtype_name(dt));
-    if (ex_need_count_spec(v->col, "an array index") < 0) return -1;
+        return ex_fail(v->col, "%s must be integer%s, not %s", what, strcmp(what, "an array index") ? "" : " or bool",
+                       zc_dtype_name(dt));
     *n = *ndim ? shape[0] : 1;
-    if ((uint64_t)*n > count_spec->allowed_mem / 8 / sizeof(int64_t))
-        return ex_fail(v->col, "an array index of %lld integers: more than an eighth of --allowed-mem", (long long)*n);
+    if (ex_check_held(v->col, what, *n) < 0) return -1;
     zc_array *i64;
     int rc = zc_astype(v->arr, ZC_INT64, &i64);
     if (rc < 0) return ex_fail_zc(e, rc, v->col, NULL);
@@ -41,8 +48,22 @@ static int index_values(ex_ctx *e, const ex_value *v, int64_t **idx, int64_t *n,
     zc_array_release(i64);
     if (rc < 0) {
         free(*idx);
-        return ex_fail_zc(e, rc, v->col, "the array index");
+        return ex_fail_zc(e, rc, v->col, what);
     }
+    return 0;
+}
+
+int ex_int_values(ex_ctx *e, const ex_value *v, const char *what, int64_t **vals, int64_t *n, int *ndim)
+{
+    if (v->kind == V_ARRAY) return index_values(e, v, what, vals, n, ndim);
+    *n = v->kind == V_TUPLE ? v->n : 1;
+    *ndim = v->kind == V_TUPLE;
+    if (!(*vals = malloc(sizeof **vals * (size_t)(*n ? *n : 1)))) return cli_seterr("out of memory");
+    for (int64_t k = 0; k < *n; k++)
+        if (ex_as_int(v->kind == V_TUPLE ? &v->items[k] : v, what, &(*vals)[k]) < 0) {
+            free(*vals);
+            return -1;
+        }
     return 0;
 }
 
@@ -62,17 +83,8 @@ int ex_array_index(ex_ctx *e, zc_array *x, zc_index *idx, int nidx, int adv, con
         return 0;
     }
     int64_t *vals = NULL, n = 0;
-    if (v->kind == V_TUPLE) {
-        n = v->n;
-        if (!(vals = malloc(sizeof *vals * (size_t)n))) return ex_fail(v->col, "out of memory");
-        for (int64_t k = 0; k < n; k++)
-            if (ex_as_int(&v->items[k], "an index in a list", &vals[k]) < 0) {
-                free(vals);
-                return -1;
-            }
-    } else if (index_values(e, v, &vals, &n, &ndim) < 0) {
+    if (ex_int_values(e, v, v->kind == V_TUPLE ? "an index in a list" : "an array index", &vals, &n, &ndim) < 0)
         return -1;
-    }
     if (ndim == 0) { /* a 0-d integer array is an integer */
         idx[adv] = (zc_index){.kind = ZC_IDX_INT, .index = vals[0]};
         free(vals);

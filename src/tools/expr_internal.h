@@ -182,5 +182,13 @@ int ex_need_count_spec(int col, const char *what);
  * an integer for a 0-d array), the other entries then apply as basic indices. */
 int ex_array_index(ex_ctx *e, zc_array *x, zc_index *idx, int nidx, int adv, const ex_value *v, zc_array **out,
                    int *mask);
+/* n integers held in memory for `what` (indices made from data): under the bound
+ * (an eighth of it), else ex_fail. */
+int ex_check_held(int col, const char *what, int64_t n);
+/* The integers of v, a list written in the expression or a 1-D (or 0-d) integer
+ * array computed now under the bound (at most an eighth of it); *vals malloc'd,
+ * *n of them, *ndim 0 for a single integer or 0-d array, else 1. `what` names
+ * v in errors. */
+int ex_int_values(ex_ctx *e, const ex_value *v, const char *what, int64_t **vals, int64_t *n, int *ndim);
 
 #endif

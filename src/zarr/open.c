@@ -356,7 +356,9 @@ static int erase_node(store *st, const char *path)
         zc__free(l.keys[i]);
     }
     zc__free(l.keys);
-    return rc;
+    /* and a filesystem's emptied folders: the new array's chunk keys may be
+     * files where the old one's were folders ("c/0" after "c/0/0") */
+    return rc < 0 ? rc : store_prune(st, prefix);
 }
 
 /* Every ancestor of `path` becomes a group if it is no node yet (as zarr-python does),

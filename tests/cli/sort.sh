@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/cli/sort.sh — `zcube eval` with sort, argsort, searchsorted and take_along_axis: values against NumPy's
+# tests/cli/sort.sh — `zcube eval` with sort, argsort, searchsorted (any sorter) and take_along_axis: values against NumPy's
 # stable sort (NaNs last, ties, every axis, both orders), an external sort under a
 # small --allowed-mem shown by --plan-only as runs + merge, and argument errors.
 # Usage: bash sort.sh <zcube> <tests/data>
@@ -38,6 +38,9 @@ check 'argsort(v, descending=True)' 'st(v, -1, True)' --allowed-mem 3MB
 check 'sort(v)[::1000]' 'np.sort(v)[::1000]' --allowed-mem 3MB
 check "searchsorted(sort(v), u, side='right')" 'np.searchsorted(np.sort(v), u, side="right")' --allowed-mem 3MB
 check 'searchsorted(v, u, sorter=argsort(v))' 'np.searchsorted(v, u, sorter=st(v))' --allowed-mem 3MB
+# any sorter, not only argsort(x1): the search runs in x1[sorter]
+check 'searchsorted(v[::-1], u, sorter=arange(119999, -1, -1))' 'np.searchsorted(v[::-1], u, sorter=np.arange(119999, -1, -1))' --allowed-mem 32MB
+check "searchsorted(v, u, sorter=argsort(v * 1), side='right')" 'np.searchsorted(v, u, sorter=st(v), side="right")' --allowed-mem 3MB
 check 'take_along_axis(u, argsort(u, axis=0), axis=0)' 'np.take_along_axis(u, st(u, 0), 0)'
 check 'take_along_axis(u, argsort(u)[:, ::-4] - 41)' 'np.take_along_axis(u, st(u)[:, ::-4] - 41, -1)'
 check 'take_along_axis(v, argsort(v, descending=True))' 'v[st(v, -1, True)]' --allowed-mem 3MB
@@ -50,6 +53,8 @@ grep -q "sort (runs)" "$TMP/out" && grep -q "sort (merge)" "$TMP/out" ||
 
 expect_fail any "axis 2 is out of range" eval 'sort(u, axis=2)' --in u="$TMP/u.zarr" -o "$TMP/e.zarr"
 expect_fail 2 "side must be 'left' or 'right'" eval "searchsorted(v, u, side='up')" --in u="$TMP/u.zarr" --in v="$TMP/v.zarr" -o "$TMP/e.zarr"
+expect_fail any "sorter must be 1-D with x1's length 120000" eval 'searchsorted(v, u, sorter=arange(5))' --in u="$TMP/u.zarr" --in v="$TMP/v.zarr" -o "$TMP/e.zarr"
+expect_fail any "index 120000 is out of bounds" eval 'searchsorted(v, u, sorter=arange(120000) + 1)' --in u="$TMP/u.zarr" --in v="$TMP/v.zarr" -o "$TMP/e.zarr"
 expect_fail any "x1 must be 1-D" eval 'searchsorted(u, v)' --in u="$TMP/u.zarr" --in v="$TMP/v.zarr" -o "$TMP/e.zarr"
 expect_fail 2 "descending must be True or False" eval 'argsort(u, descending=1.5)' --in u="$TMP/u.zarr" -o "$TMP/e.zarr"
 expect_fail any "integer dtype" eval 'take_along_axis(u, u)' --in u="$TMP/u.zarr" -o "$TMP/e.zarr"

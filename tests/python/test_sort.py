@@ -97,8 +97,13 @@ def test_searchsorted(side):
     got = zc.searchsorted(zx, zc.from_array(v), side=side, sorter=zc.argsort(zx))
     np.testing.assert_array_equal(got.compute(spec=zc.Spec(allowed_mem="3MB")),
                                   np.searchsorted(x, v, side=side, sorter=np.argsort(x, kind="stable")))
-    with pytest.raises(zc.ZcubeError, match="sorter must be argsort"):
-        zc.searchsorted(zx, zc.from_array(v), sorter=zc.argsort(zc.from_array(x)))
+    # any sorter: the argsort of another node, a NumPy permutation, a list
+    want = np.searchsorted(x, v, side=side, sorter=np.argsort(x, kind="stable"))
+    for sorter in (zc.argsort(zc.from_array(x)), np.argsort(x, kind="stable"), np.argsort(x).tolist()):
+        got = zc.searchsorted(zx, zc.from_array(v), side=side, sorter=sorter)
+        np.testing.assert_array_equal(got.compute(spec=zc.Spec(allowed_mem="32MB")), want)
+    with pytest.raises(zc.ZcubeError, match="sorter must be 1-D with x1's length 5000"):
+        zc.searchsorted(zx, zc.from_array(v), sorter=np.arange(7))
 
 
 def test_take_along_axis():
