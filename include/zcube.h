@@ -878,6 +878,20 @@ ZC_API int zc_qr(zc_array *a, zc_array **q, zc_array **r);
 ZC_API int zc_svd(zc_array *a, zc_array **u, zc_array **s, zc_array **vt);
 ZC_API int zc_svdvals(zc_array *a, zc_array **s);
 /**
+ * The complete forms, as NumPy's mode="complete" / full_matrices=True: q m×m,
+ * r m×n; u m×m, s k, vt n×n. For m > n, q is the Q of the QR of [A | I] (whose
+ * first n columns span A's; r is that R's first n columns); u (and v) are
+ * completed by the complete Q of the reduced u (v): orthonormal columns
+ * orthogonal to it. Results, bounds and signs otherwise as zc_qr / zc_svd.
+ *
+ * Stacks: these and zc_qr, zc_svd, zc_svdvals, zc_cholesky, zc_inv, zc_det,
+ * zc_slogdet, zc_eigh take a stack of matrices (..., M, N) as well: one
+ * decomposition per matrix (up to 65,536 of them), the results stacked along
+ * the leading dims (an empty stack gives empty results).
+ */
+ZC_API int zc_qr_complete(zc_array *a, zc_array **q, zc_array **r);
+ZC_API int zc_svd_full(zc_array *a, zc_array **u, zc_array **s, zc_array **vt);
+/**
  * Randomized SVD of rank k (Halko, Martinsson, Tropp 2011) for matrices large in both
  * dimensions: Ω (n × l, l = k + oversamples, at most min(m, n)) from
  * zc_random_normal(seed) — the same for any chunking —; power_iters times
@@ -927,8 +941,8 @@ ZC_API int zc_lstsq(zc_array *a, zc_array *b, zc_array **x, zc_array **residuals
 /* ---- the rest of the linalg extension, composed of the operations above ----
  * Each is a graph of takes, elementwise functions, reductions, products and
  * decompositions, planned under the bound as those are. Matrices are the last
- * two dims of x (stacks broadcast), except where "2-D" is said: there a stack
- * is ZC_EUNSUPPORTED (the Python module takes stacks). Return 0, ZC_EINVAL
+ * two dims of x (stacks broadcast; the SVD-based ones decompose each matrix of
+ * a stack, as zc_svd does). Return 0, ZC_EINVAL
  * (NULL argument, too few dims, non-square where square is needed, a bad ord
  * or axis, shapes that do not broadcast), ZC_EUNSUPPORTED, ZC_ENOMEM. */
 /** The offset diagonal of each matrix (offset > 0: above the main one): (..., K). */
@@ -941,19 +955,19 @@ ZC_API int zc_trace(zc_array *x, int64_t offset, zc_array **out);
 ZC_API int zc_vector_norm(zc_array *x, const int *axes, int naxes, int keepdims, double ord, zc_array **out);
 /** The matrix norm of each matrix: ord "fro", "1", "-1", "inf", "-inf" (largest or
  *  smallest column or row sum of |x|), or "2", "-2", "nuc" (from the singular
- *  values: 2-D). keepdims keeps the two dims as 1. */
+ *  values). keepdims keeps the two dims as 1. */
 ZC_API int zc_matrix_norm(zc_array *x, const char *ord, int keepdims, zc_array **out);
 /** The cross product of 3-vectors along axis (negative, of size 3 in both; x1 and
  *  x2 broadcast). */
 ZC_API int zc_cross(zc_array *x1, zc_array *x2, int axis, zc_array **out);
 /** x·x·…·x (n times) of square matrices, by squaring; n = 0 the identity, n < 0
- *  powers of zc_inv(x) (2-D). */
+ *  powers of zc_inv(x). */
 ZC_API int zc_matrix_power(zc_array *x, int64_t n, zc_array **out);
 /** The number of singular values above rtol times the largest (rtol < 0:
- *  max(M, N)·eps of x's precision), int64, 0-d (2-D). */
+ *  max(M, N)·eps of x's precision), int64, one per matrix (...). */
 ZC_API int zc_matrix_rank(zc_array *x, double rtol, zc_array **out);
 /** The Moore-Penrose pseudo-inverse V·diag(1/s)·Uᴴ, singular values at most rtol
- *  times the largest (rtol < 0 as zc_matrix_rank) counted as zero (2-D). */
+ *  times the largest (rtol < 0 as zc_matrix_rank) counted as zero; (..., N, M). */
 ZC_API int zc_pinv(zc_array *x, double rtol, zc_array **out);
 
 /* ===================================================================== 11. Computing [stable] */

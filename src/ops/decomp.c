@@ -26,6 +26,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "ops/decomp_stack.h"
 #include "ops/held.h"
 #include "plan/decomp.h"
 
@@ -384,10 +385,17 @@ static int qr_impl(held *k, zc_array *a, zc_array **q, zc_array **r)
     return 0;
 }
 
+static int qr_one(zc_array *m, zc_array **const *o, void *ctx)
+{
+    (void)ctx;
+    return zc_qr(m, o[0], o[1]);
+}
+
 int zc_qr(zc_array *a, zc_array **q, zc_array **r)
 {
     zc__err_clear();
     if (!q && !r) return zc__err(ZC_EINVAL, "zc_qr: no output asked for (q and r are NULL)");
+    if (a && a->ndim > 2) return decomp_stack("qr", a, 2, (zc_array **const[]){q, r}, qr_one, NULL);
     if (q) *q = NULL;
     if (r) *r = NULL;
     held k = {.n = 0};
@@ -438,10 +446,17 @@ static int svd_any(held *k, zc_array *a64, zc_array **u, zc_array **s, zc_array 
     return 0;
 }
 
+static int svd_one(zc_array *m, zc_array **const *o, void *ctx)
+{
+    (void)ctx;
+    return zc_svd(m, o[0], o[1], o[2]);
+}
+
 int zc_svd(zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
 {
     zc__err_clear();
     if (!u && !s && !vt) return zc__err(ZC_EINVAL, "zc_svd: no output asked for");
+    if (a && a->ndim > 2) return decomp_stack("svd", a, 3, (zc_array **const[]){u, s, vt}, svd_one, NULL);
     held k = {.n = 0};
     zc_array *a64, *ru = NULL, *rs = NULL, *rv = NULL;
     int rc = as_f64(&k, "svd", "a", a, 2, true, &a64);
@@ -455,10 +470,17 @@ int zc_svd(zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
     return rc;
 }
 
+static int svdvals_one(zc_array *m, zc_array **const *o, void *ctx)
+{
+    (void)ctx;
+    return zc_svdvals(m, o[0]);
+}
+
 int zc_svdvals(zc_array *a, zc_array **s)
 {
     zc__err_clear();
     if (!s) return zc__err(ZC_EINVAL, "zc_svdvals: NULL output");
+    if (a && a->ndim > 2) return decomp_stack("svdvals", a, 1, (zc_array **const[]){s}, svdvals_one, NULL);
     held k = {.n = 0};
     zc_array *a64, *rs = NULL;
     int rc = as_f64(&k, "svdvals", "a", a, 2, true, &a64);
@@ -602,14 +624,34 @@ int zc_solve(zc_array *a, zc_array *b, zc_array **x)
     return rc;
 }
 
+typedef struct {
+    const char *fn;
+    int n;
+    const la_op *ops;
+    const int *nd;
+} square_ctx;
+
+static int square_results(const char *fn, zc_array *a, int n, const la_op *ops, const int *nd, zc_array **const *outs);
+
+static int square_one(zc_array *m, zc_array **const *o, void *ctx)
+{
+    const square_ctx *c = ctx;
+    return square_results(c->fn, m, c->n, c->ops, c->nd, o);
+}
+
 /* The n results of one square matrix a: outs[i] (skipped when NULL, at least one
- * given) of operation ops[i], shaped as a's first nd[i] dims (0-d, n or n×n). */
+ * given) of operation ops[i], shaped as a's first nd[i] dims (0-d, n or n×n);
+ * of each matrix of a stack (..., n, n), stacked. */
 static int square_results(const char *fn, zc_array *a, int n, const la_op *ops, const int *nd, zc_array **const *outs)
 {
     zc__err_clear();
     bool any = false;
     for (int i = 0; i < n; i++) any |= outs[i] != NULL;
     if (!any) return zc__err(ZC_EINVAL, "zc_%s: no output asked for", fn);
+    if (a && a->ndim > 2) {
+        square_ctx c = {fn, n, ops, nd};
+        return decomp_stack(fn, a, n, outs, square_one, &c);
+    }
     held k = {.n = 0};
     zc_array *a64, *r[2] = {NULL, NULL};
     bool cplx = true;

@@ -2,7 +2,7 @@
  * of the library's other operations (so each is planned under the bound as
  * they are): diagonal (a take of the flattened matrices), trace, vector_norm
  * and matrix_norm (reductions of |x|), cross (three products of components),
- * matrix_power (by squaring), and, from the SVD of a 2-D matrix, matrix_rank
+ * matrix_power (by squaring), and, from the SVD of each matrix, matrix_rank
  * and pinv. */
 #include <float.h>
 #include <math.h>
@@ -133,12 +133,9 @@ int zc_vector_norm(zc_array *x, const int *axes, int naxes, int keepdims, double
     return rc < 0 ? zc__err_wrap(rc, "vector_norm") : 0;
 }
 
-/* The singular values of a 2-D x (the SVD-based norms, rank, pinv). */
-static int svals_2d(held *t, const char *fn, zc_array *x, zc_array **s)
+/* The singular values of x's matrices (..., k) (the SVD-based norms, rank, pinv). */
+static int svals(held *t, zc_array *x, zc_array **s)
 {
-    if (x->ndim != 2)
-        return zc__err(ZC_EUNSUPPORTED, "%s: needs a 2-D matrix here, got %d dimensions (the Python module takes "
-                       "stacks)", fn, x->ndim);
     zc_array *r = NULL;
     return held_take(t, zc_svdvals(x, &r), &r, s);
 }
@@ -163,17 +160,19 @@ int zc_matrix_norm(zc_array *x, const char *ord, int keepdims, zc_array **out)
         if (rc == 0) rc = reduce(&t, "sum", a, &ax, 1, 1, &a);
         if (rc == 0) rc = reduce(&t, neg ? "min" : "max", a, last2, 2, keepdims, &r);
     } else if (!strcmp(ord, "nuc") || !strcmp(ord, "2") || !strcmp(ord, "-2")) {
-        rc = svals_2d(&t, "matrix_norm", x, &s);
-        int ax0 = 0;
+        rc = svals(&t, x, &s);
+        int axk = nd - 2; /* s: (..., k) */
         const char *fn = !strcmp(ord, "nuc") ? "sum" : !strcmp(ord, "2") ? "max" : "min";
-        if (rc == 0) rc = reduce(&t, fn, s, &ax0, 1, 0, &r);
+        if (rc == 0) rc = reduce(&t, fn, s, &axk, 1, 0, &r);
         /* the singular values are float64: the result in x's precision */
         if (rc == 0 && (x->dtype == ZC_FLOAT32 || x->dtype == ZC_COMPLEX64))
             rc = held_take(&t, zc_astype(r, ZC_FLOAT32, &r), &r, &r);
-        if (rc == 0 && keepdims) {
-            int64_t one[2] = {1, 1};
+        if (rc == 0 && keepdims) { /* the batch dims, then 1, 1 */
+            int64_t shape[ZC_MAX_DIMS];
+            for (int d = 0; d < nd - 2; d++) shape[d] = x->shape[d];
+            shape[nd - 2] = shape[nd - 1] = 1;
             zc_array *k = NULL;
-            rc = held_take(&t, zc_reshape(r, 2, one, &k), &k, &r);
+            rc = held_take(&t, zc_reshape(r, nd, shape, &k), &k, &r);
         }
     } else
         rc = zc__err(ZC_EINVAL, "matrix_norm: ord '%s' is none of fro, nuc, 1, -1, 2, -2, inf, -inf", ord);
@@ -257,17 +256,18 @@ int zc_matrix_power(zc_array *x, int64_t n, zc_array **out)
     return rc < 0 ? zc__err_wrap(rc, "matrix_power") : 0;
 }
 
-/* the cutoff rtol · max(s) for the singular values s of an m×n x (rtol < 0:
- * max(m, n) · eps of x's precision) */
+/* the cutoff rtol · max(s) for the singular values s (..., k) of x's m×n
+ * matrices, (..., 1) (rtol < 0: max(m, n) · eps of x's precision) */
 static int cutoff(held *t, const zc_array *x, zc_array *s, double rtol, zc_array **out)
 {
     if (rtol < 0) {
         double eps = x->dtype == ZC_FLOAT32 || x->dtype == ZC_COMPLEX64 ? FLT_EPSILON : DBL_EPSILON;
-        rtol = (double)(x->shape[0] > x->shape[1] ? x->shape[0] : x->shape[1]) * eps;
+        int64_t m = x->shape[x->ndim - 2], n = x->shape[x->ndim - 1];
+        rtol = (double)(m > n ? m : n) * eps;
     }
     zc_array *mx;
-    int ax = 0;
-    ZC_TRY(reduce(t, "max", s, &ax, 1, 0, &mx));
+    int ax = s->ndim - 1;
+    ZC_TRY(reduce(t, "max", s, &ax, 1, 1, &mx));
     return ew_num(t, "multiply", mx, rtol, out);
 }
 
@@ -278,7 +278,7 @@ int zc_matrix_rank(zc_array *x, double rtol, zc_array **out)
     if (!out) return zc__err(ZC_EINVAL, "matrix_rank: NULL output");
     held t = {.n = 0};
     zc_array *s = NULL, *cut = NULL, *gt = NULL, *r = NULL;
-    int ax = 0, rc = svals_2d(&t, "matrix_rank", x, &s);
+    int ax = x->ndim - 2, rc = svals(&t, x, &s);
     if (rc == 0) rc = cutoff(&t, x, s, rtol, &cut);
     if (rc == 0) rc = ew2(&t, "greater", s, cut, &gt);
     if (rc == 0) rc = reduce(&t, "count_nonzero", gt, &ax, 1, 0, &r);
@@ -292,9 +292,6 @@ int zc_pinv(zc_array *x, double rtol, zc_array **out)
     zc__err_clear();
     ZC_TRY(matrices("pinv", x));
     if (!out) return zc__err(ZC_EINVAL, "pinv: NULL output");
-    if (x->ndim != 2)
-        return zc__err(ZC_EUNSUPPORTED, "pinv: needs a 2-D matrix here, got %d dimensions (the Python module takes "
-                       "stacks)", x->ndim);
     held t = {.n = 0};
     zc_array *u = NULL, *s = NULL, *vt = NULL, *cut = NULL, *gt = NULL, *one = NULL, *safe = NULL, *inv = NULL;
     zc_array *zero = NULL, *sinv = NULL, *v = NULL, *uh = NULL, *vs = NULL, *r = NULL;
@@ -315,6 +312,13 @@ int zc_pinv(zc_array *x, double rtol, zc_array **out)
     /* pinv = V · diag(sinv) · Uᴴ */
     if (rc == 0) rc = held_conj_t(&t, vt, &v);
     if (rc == 0) rc = held_conj_t(&t, u, &uh);
+    if (rc == 0 && x->ndim > 2) { /* sinv (..., k) as (..., 1, k), to scale the columns of each V */
+        int64_t shape[ZC_MAX_DIMS];
+        for (int d = 0; d < sinv->ndim - 1; d++) shape[d] = sinv->shape[d];
+        shape[sinv->ndim - 1] = 1;
+        shape[sinv->ndim] = sinv->shape[sinv->ndim - 1];
+        rc = held_take(&t, zc_reshape(sinv, sinv->ndim + 1, shape, &sinv), &sinv, &sinv);
+    }
     if (rc == 0) rc = ew2(&t, "multiply", v, sinv, &vs);
     if (rc == 0) rc = held_take(&t, zc_matmul(vs, uh, &r), &r, &r);
     if (rc == 0 && r->dtype != x->dtype && (x->dtype == ZC_FLOAT32 || x->dtype == ZC_COMPLEX64))

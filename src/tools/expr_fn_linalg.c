@@ -57,15 +57,18 @@ int ex_fn_decomp(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *arg
     zc_array *a = args[0].arr, *r[4] = {NULL, NULL, NULL, NULL};
     int n = 1, rc;
     if (!strcmp(api, "qr")) {
-        if (args[1].kind != V_NONE && (args[1].kind != V_STR || strcmp(args[1].s, "reduced")))
-            return ex_fail(args[1].col, "qr(): only mode=\"reduced\" is supported");
-        rc = zc_qr(a, &r[0], &r[1]);
+        int complete = 0;
+        if (args[1].kind != V_NONE) {
+            if (args[1].kind != V_STR || (strcmp(args[1].s, "reduced") && strcmp(args[1].s, "complete")))
+                return ex_fail(args[1].col, "qr(): mode must be \"reduced\" or \"complete\"");
+            complete = !strcmp(args[1].s, "complete");
+        }
+        rc = complete ? zc_qr_complete(a, &r[0], &r[1]) : zc_qr(a, &r[0], &r[1]);
         n = 2;
     } else if (!strcmp(api, "svd")) {
-        int full = 0;
+        int full = 0; /* eval's default since it had svd (the array API's is True: U of a tall A would be m×m) */
         if (args[1].kind != V_NONE && ex_as_bool(&args[1], "full_matrices", &full) < 0) return -1;
-        if (full) return ex_fail(args[1].col, "svd(): full_matrices=True is not supported (use full_matrices=False)");
-        rc = zc_svd(a, &r[0], &r[1], &r[2]);
+        rc = full ? zc_svd_full(a, &r[0], &r[1], &r[2]) : zc_svd(a, &r[0], &r[1], &r[2]);
         n = 3;
     } else if (!strcmp(api, "svdvals")) {
         rc = zc_svdvals(a, &r[0]);

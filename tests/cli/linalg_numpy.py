@@ -233,8 +233,55 @@ for expr, ref in cases:
     close(None if got is None else np.asarray(got, dtype=ref.dtype), ref, 1e-10, "%s %s" % (expr, err))
 _, err = ev("cross(a, a)", ins)
 check("size 3" in err, "cross of non-3-vectors refused: " + err)
-_, err = ev("pinv(s)", ins)
-check("2-D" in err, "pinv of a stack refused naming 2-D: " + err)
+
+# stacks of matrices (one decomposition each, stacked) and the complete forms
+sym = st @ np.swapaxes(st, -1, -2) + 4 * np.eye(4)
+tall = rng.standard_normal((3, 7, 4))
+ins.update({"y": put("xy", sym, (1, 4, 4)), "t": put("xt", tall, (2, 3, 4))})
+stack_cases = [
+    ("det(s)", np.linalg.det(st)), ("slogdet(s)[1]", np.linalg.slogdet(st)[1]), ("inv(s)", np.linalg.inv(st)),
+    ("svdvals(t)", np.linalg.svd(tall, compute_uv=False)), ("svd(t)[1]", np.linalg.svd(tall)[1]),
+    ("eigvalsh(y)", np.linalg.eigvalsh(sym)), ("cholesky(y)", np.linalg.cholesky(sym)),
+    ("pinv(s)", np.linalg.pinv(st)), ("pinv(t)", np.linalg.pinv(tall)), ("matrix_rank(t)", np.linalg.matrix_rank(tall)),
+    ("matrix_norm(t, ord=2)", np.linalg.norm(tall, 2, axis=(-2, -1))),
+    ("matrix_norm(t, ord='nuc', keepdims=True)", np.linalg.norm(tall, "nuc", axis=(-2, -1), keepdims=True)),
+    ("matrix_power(s, -1)", np.linalg.inv(st)), ("det(s[:0])", np.zeros((0,))), ("svdvals(t[:0])", np.zeros((0, 4))),
+]
+for expr, ref in stack_cases:
+    got, err = ev(expr, ins)
+    ref = np.asarray(ref)
+    close(None if got is None else np.asarray(got, dtype=ref.dtype), ref, 1e-10, "%s %s" % (expr, err))
+
+
+def factors(exprs, what):
+    out = []
+    for e in exprs:
+        got, err = ev(e, ins)
+        if got is None:
+            check(False, "%s: %s: %s" % (what, e, err))
+            return None
+        out.append(got)
+    return out
+
+
+for name, x in (("t", tall), ("a", a), ("c", c), ("s", st)):
+    m, n = x.shape[-2:]
+    f = factors(["qr(%s, mode='complete')[0]" % name, "qr(%s, mode='complete')[1]" % name], "qr complete " + name)
+    if f:
+        q, r = f
+        eye = np.broadcast_to(np.eye(m), q.shape)
+        check(q.shape == x.shape[:-2] + (m, m) and r.shape == x.shape, "qr complete %s shapes %s %s" % (name, q.shape, r.shape))
+        close(np.swapaxes(q, -1, -2).conj() @ q, eye, 1e-10, "qr complete %s: QhQ = I" % name)
+        close(q @ r, x, 1e-10, "qr complete %s: QR = A" % name)
+        check(np.all(np.tril(r, -1) == 0), "qr complete %s: R upper triangular" % name)
+    f = factors(["svd(%s, full_matrices=True)[%d]" % (name, i) for i in range(3)], "svd full " + name)
+    if f:
+        u, sv, vh = f
+        k = min(m, n)
+        check(u.shape == x.shape[:-2] + (m, m) and vh.shape == x.shape[:-2] + (n, n), "svd full %s shapes" % name)
+        close(np.swapaxes(u, -1, -2).conj() @ u, np.broadcast_to(np.eye(m), u.shape), 1e-10, "svd full %s: UhU = I" % name)
+        close(vh @ np.swapaxes(vh, -1, -2).conj(), np.broadcast_to(np.eye(n), vh.shape), 1e-10, "svd full %s: VhV = I" % name)
+        close((u[..., :, :k] * sv[..., None, :]) @ vh[..., :k, :], x, 1e-10, "svd full %s: U S Vh = A" % name)
 _, err = ev("vector_norm(a, axis=())", ins)
 check("axis=()" in err, "vector_norm(axis=()) refused, not reduced over all axes: " + err)
 _, err = ev("matrix_norm(a, ord=3)", ins)
