@@ -911,10 +911,12 @@ ZC_API int zc_svd_compressed(zc_array *a, int64_t k, int64_t oversamples, int po
 /* Matrices that fit in one task (whatever their chunks: the task reads them whole;
  * zc_compute refuses with ZC_EMEMBOUND, naming the operation, its projected and the
  * allowed memory, if they do not). b is 1-D (n) or 2-D (n×r). */
-/** a x = b for a square a (singular: ZC_EINVAL at compute). x has b's shape. */
+/** a x = b for a square a (singular: ZC_EINVAL at compute). x has b's shape;
+ *  complex128 when a or b is complex (zgetrs). */
 ZC_API int zc_solve(zc_array *a, zc_array *b, zc_array **x);
 /** Lower factor L of a symmetric positive definite a = L·Lᵀ (a's lower triangle is read). */
 ZC_API int zc_cholesky(zc_array *a, zc_array **l);
+/** The inverse (complex too: zgetri). */
 ZC_API int zc_inv(zc_array *a, zc_array **x);
 /** Determinant (0-d float64) from the LU factorization; 0 for a singular matrix (no error). */
 ZC_API int zc_det(zc_array *a, zc_array **det);
@@ -925,9 +927,10 @@ ZC_API int zc_det(zc_array *a, zc_array **det);
  */
 ZC_API int zc_slogdet(zc_array *a, zc_array **sign, zc_array **logabsdet);
 /**
- * Eigenvalues w (n, ascending) and eigenvectors v (n×n, column i for w[i]) of a
- * symmetric a (only its lower triangle is read, as NumPy's eigh), by LAPACK's
- * dsyevd. Either output may be NULL. No convergence: ZC_EINVAL at compute.
+ * Eigenvalues w (n, ascending, float64) and eigenvectors v (n×n, column i for
+ * w[i]) of a symmetric, or complex Hermitian, a (only its lower triangle is
+ * read, as NumPy's eigh), by LAPACK's dsyevd / zheevd. Either output may be
+ * NULL. No convergence: ZC_EINVAL at compute.
  */
 ZC_API int zc_eigh(zc_array *a, zc_array **w, zc_array **v);
 /**

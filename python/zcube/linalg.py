@@ -1,6 +1,6 @@
 """zc.linalg: the array API's linear algebra extension (and svd_compressed),
-lazily. The library's decompositions take one real float matrix and compute in
-float64; here results take the input's floating dtype, stacks of matrices
+lazily. The library's decompositions take one real or complex matrix and compute in
+float64 (complex128); here results take the input's floating dtype, stacks of matrices
 (..., M, N) are decomposed matrix by matrix (one library decomposition each,
 stacked), and matrices with an empty dimension get their (empty or trivial)
 results directly. pinv and matrix_rank are built on svd; diagonal, trace,
@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _dtypes, _zcube
 from ._array import Array, _wrap
-from ._functions import (abs, astype, imag, real, broadcast_shapes, broadcast_to, concat, count_nonzero, eye, matmul, ones,
+from ._functions import (abs, astype, conj, broadcast_shapes, broadcast_to, concat, count_nonzero, eye, matmul, ones,
                          matrix_transpose, max, min, outer, reshape, result_type, stack, sum, tensordot,
                          vecdot, where, zeros)
 
@@ -26,20 +26,6 @@ def _float(dtype):
     """The floating dtype results take: float32 and complex dtypes stay, the rest
     is float64."""
     return dtype if dtype.kind in "fc" else _dtypes.float64
-
-
-def _embed(a):
-    """A complex matrix B + iC as the real [[B, -C], [C, B]]: sums and products
-    of matrices map to those of their embeddings, so inv, solve and pinv of
-    complex matrices are those of the real ones, read back by _unembed, and the
-    singular values are each twice there."""
-    b, c = real(a), imag(a)
-    return concat([concat([b, -c], axis=1), concat([c, b], axis=1)], axis=0)
-
-
-def _unembed(e, m, dtype):
-    """The complex matrix (or vector: rows) whose embedding's first block column is e."""
-    return _cast(e[:m] + 1j * e[m:], dtype)
 
 
 def _cast(a, dtype):
@@ -72,11 +58,8 @@ def _real(dtype):
 
 def _decomp(kind, x):
     """The library's decomposition `kind` of one 2-D matrix, in x's floating dtype
-    (real results of a complex matrix, as singular values, in its real dtype; inv
-    of a complex matrix through its real embedding)."""
+    (real results of a complex matrix, as singular values, in its real dtype)."""
     dt = _float(x.dtype)
-    if dt.kind == "c" and kind == "inv":
-        return [_unembed(_decomp("inv", _embed(x))[0][:, :x.shape[0]], x.shape[0], dt)]
     return [_cast(o, dt if o.dtype.kind == "c" or dt.kind != "c" else _real(dt))
             for o in (_wrap(nd, x, op=kind) for nd in _zcube.decomp(kind, x._node))]
 
@@ -201,10 +184,6 @@ def solve(x1, x2, /):
         ai, bi = (a[idx], b[idx]) if idx else (a, b)
         if m == 0 or 0 in bi.shape:
             return zeros(bi.shape, dtype=dt)
-        if dt.kind == "c":  # through the real embedding, b as [real(b); imag(b)]
-            bi = _cast(bi, dt)
-            be = concat([real(bi), imag(bi)], axis=0)
-            return _unembed(solve(_embed(_cast(ai, dt)), be), m, dt)
         return _cast(_wrap(_zcube.binary("solve", _cast(ai, dt)._node, _cast(bi, dt)._node), ai, bi, op="solve"), dt)
     if 0 in batch:
         return zeros(batch + core2, dtype=dt)
@@ -221,19 +200,13 @@ def lstsq(a, b, /):
 def pinv(x, /, *, rtol=None):
     """Moore-Penrose pseudo-inverse from the SVD: singular values at most
     rtol * the largest (default max(M, N) * eps) count as zero."""
-    if x.dtype.kind == "c":  # pinv of the real embedding is the embedding of the pinv
-        m, n = x.shape[-2:]
-        if rtol is None:
-            rtol = np.maximum(m, n) * float(np.finfo(x.dtype).eps)
-
-        def one(a, idx):
-            r = rtol[idx] if isinstance(rtol, Array) else rtol
-            return [_unembed(pinv(_embed(a), rtol=r)[:, :m], n, x.dtype)]
-        return _per_matrix(x, one, lambda m, n: [zeros((n, m), dtype=x.dtype)])[0]
     u, s, vh = svd(x, full_matrices=False)
     cut = _cutoff(x, s, rtol)
     sinv = where(s > cut, 1.0 / where(s > cut, s, 1.0), 0.0)
-    return matmul(matrix_transpose(vh) * sinv[..., None, :], matrix_transpose(u))
+    v, uh = matrix_transpose(vh), matrix_transpose(u)
+    if x.dtype.kind == "c":  # V diag(1/s) Uᴴ
+        v, uh = conj(v), conj(uh)
+    return matmul(v * _cast(sinv, _real(v.dtype))[..., None, :], uh)
 
 
 def matrix_rank(x, /, *, rtol=None):

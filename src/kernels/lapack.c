@@ -316,35 +316,39 @@ int la_svd(bool cx, int64_t m, int64_t n, const double *a, double *u, double *s,
 
 /* ---- solve, cholesky, inv ---- */
 
-size_t la_solve_bytes(int64_t n, int64_t nrhs)
+size_t la_solve_bytes(bool cx, int64_t n, int64_t nrhs)
 {
-    return (size_t)(n * n + n * nrhs + 1) * sizeof(double) + (size_t)(n + 1) * sizeof(lapack_int);
+    return (size_t)(el(cx) * (n * n + n * nrhs) + 1) * sizeof(double) + (size_t)(n + 1) * sizeof(lapack_int);
 }
 
-int la_solve(int64_t n, int64_t nrhs, const double *a, const double *b, double *x)
+int la_solve(bool cx, int64_t n, int64_t nrhs, const double *a, const double *b, double *x)
 {
     la_init();
     ZC_TRY(fits(n, n));
     ZC_TRY(fits(n, nrhs));
-    double *cm = dalloc(n * n + n * nrhs);
+    int64_t e = el(cx);
+    double *cm = dalloc(e * (n * n + n * nrhs));
     lapack_int *ipiv = zc__malloc_array((size_t)n + 1, sizeof(lapack_int));
     int rc = 0;
     if (!cm || !ipiv) rc = ZC_ENOMEM;
     if (rc == 0 && n) {
-        double *bc = cm + n * n;
-        memcpy(cm, a, (size_t)(n * n) * sizeof(double)); /* Aᵀ column-major */
-        to_cm(false, n, nrhs, b, bc);
-        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, cm, (lapack_int)n, ipiv);
+        double *bc = cm + e * n * n;
+        lapack_int ln = (lapack_int)n, lr = (lapack_int)nrhs;
+        memcpy(cm, a, (size_t)(e * n * n) * sizeof(double)); /* Aᵀ column-major: solved transposed ('T', not 'C') */
+        to_cm(cx, n, nrhs, b, bc);
+        lapack_int info = cx ? LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, ln, ln, Z(cm), ln, ipiv)
+                             : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, ln, ln, cm, ln, ipiv);
         if (info > 0) rc = zc__err(ZC_EINVAL, "solve: the matrix is singular (pivot %d is zero)", (int)info);
-        else rc = lapack_status(info, "solve (dgetrf)");
+        else rc = lapack_status(info, cx ? "solve (zgetrf)" : "solve (dgetrf)");
         if (rc == 0 && nrhs) {
-            info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', (lapack_int)n, (lapack_int)nrhs, cm, (lapack_int)n, ipiv, bc,
-                                       (lapack_int)n);
-            rc = lapack_status(info, "solve (dgetrs)");
+            info = cx ? LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'T', ln, lr, Z(cm), ln, ipiv, Z(bc), ln)
+                      : LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', ln, lr, cm, ln, ipiv, bc, ln);
+            rc = lapack_status(info, cx ? "solve (zgetrs)" : "solve (dgetrs)");
         }
         if (rc == 0)
             for (int64_t i = 0; i < n; i++)
-                for (int64_t j = 0; j < nrhs; j++) x[i * nrhs + j] = bc[j * n + i];
+                for (int64_t j = 0; j < nrhs; j++)
+                    for (int64_t p = 0; p < e; p++) x[e * (i * nrhs + j) + p] = bc[e * (j * n + i) + p];
     }
     zc__free(cm);
     zc__free(ipiv);
@@ -374,37 +378,42 @@ int la_cholesky(bool cx, int64_t n, const double *a, double *l)
     return 0;
 }
 
-static int64_t q_getri(int64_t n)
+/* workspace of ?getri, in elements */
+static int64_t q_getri(bool cx, int64_t n)
 {
-    double w = 0, d = 0;
-    lapack_int p = 0;
-    LAPACKE_dgetri_work(LAPACK_COL_MAJOR, (lapack_int)n, &d, (lapack_int)max64(n, 1), &p, &w, -1);
-    return (int64_t)w + 1;
+    double w[2] = {0, 0}, d[2] = {0, 0};
+    lapack_int p = 0, ln = (lapack_int)n, lda = (lapack_int)max64(n, 1);
+    if (cx) LAPACKE_zgetri_work(LAPACK_COL_MAJOR, ln, Z(d), lda, &p, Z(w), -1);
+    else LAPACKE_dgetri_work(LAPACK_COL_MAJOR, ln, d, lda, &p, w, -1);
+    return (int64_t)w[0] + 1;
 }
 
-size_t la_inv_bytes(int64_t n)
+size_t la_inv_bytes(bool cx, int64_t n)
 {
-    return (size_t)(q_getri(n) + 1) * sizeof(double) + (size_t)(n + 1) * sizeof(lapack_int);
+    return (size_t)(el(cx) * (q_getri(cx, n) + 1)) * sizeof(double) + (size_t)(n + 1) * sizeof(lapack_int);
 }
 
-int la_inv(int64_t n, const double *a, double *x)
+int la_inv(bool cx, int64_t n, const double *a, double *x)
 {
     la_init();
     ZC_TRY(fits(n, n));
     if (!n) return 0;
-    int64_t lwork = q_getri(n);
-    double *work = dalloc(lwork);
-    lapack_int *ipiv = zc__malloc_array((size_t)n + 1, sizeof(lapack_int));
+    int64_t lwork = q_getri(cx, n), e = el(cx);
+    double *work = dalloc(e * lwork);
+    lapack_int *ipiv = zc__malloc_array((size_t)n + 1, sizeof(lapack_int)), ln = (lapack_int)n;
     int rc = 0;
     if (!work || !ipiv) rc = ZC_ENOMEM;
     if (rc == 0) {
-        memcpy(x, a, (size_t)(n * n) * sizeof(double)); /* Aᵀ column-major; inv(Aᵀ) read row-major is inv(A) */
-        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, x, (lapack_int)n, ipiv);
+        /* Aᵀ column-major; inv(Aᵀ) = inv(A)ᵀ read row-major is inv(A) (complex too: no conjugate) */
+        memcpy(x, a, (size_t)(e * n * n) * sizeof(double));
+        lapack_int info = cx ? LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, ln, ln, Z(x), ln, ipiv)
+                             : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, ln, ln, x, ln, ipiv);
         if (info > 0) rc = zc__err(ZC_EINVAL, "inv: the matrix is singular (pivot %d is zero)", (int)info);
-        else rc = lapack_status(info, "inv (dgetrf)");
+        else rc = lapack_status(info, cx ? "inv (zgetrf)" : "inv (dgetrf)");
         if (rc == 0) {
-            info = LAPACKE_dgetri_work(LAPACK_COL_MAJOR, (lapack_int)n, x, (lapack_int)n, ipiv, work, (lapack_int)lwork);
-            rc = lapack_status(info, "inv (dgetri)");
+            info = cx ? LAPACKE_zgetri_work(LAPACK_COL_MAJOR, ln, Z(x), ln, ipiv, Z(work), (lapack_int)lwork)
+                      : LAPACKE_dgetri_work(LAPACK_COL_MAJOR, ln, x, ln, ipiv, work, (lapack_int)lwork);
+            rc = lapack_status(info, cx ? "inv (zgetri)" : "inv (dgetri)");
         }
     }
     zc__free(work);
@@ -468,46 +477,58 @@ int la_det(bool cx, int64_t n, const double *a, double *sign, double *logabs, do
     return rc;
 }
 
-static int64_t q_syevd(int64_t n, int vectors, int64_t *liwork)
+/* workspaces of dsyevd / zheevd: work (elements), rwork (doubles, complex only), iwork */
+static int64_t q_syevd(bool cx, int64_t n, int vectors, int64_t *lrwork, int64_t *liwork)
 {
-    double w = 0, d = 0;
-    lapack_int iw = 0;
-    LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, vectors ? 'V' : 'N', 'U', (lapack_int)n, &d, (lapack_int)max64(n, 1), &d,
-                        &w, -1, &iw, -1);
+    double w[2] = {0, 0}, d[2] = {0, 0}, rw = 0;
+    lapack_int iw = 0, ln = (lapack_int)n, lda = (lapack_int)max64(n, 1);
+    char job = vectors ? 'V' : 'N';
+    if (cx) LAPACKE_zheevd_work(LAPACK_COL_MAJOR, job, 'U', ln, Z(d), lda, d, Z(w), -1, &rw, -1, &iw, -1);
+    else LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, job, 'U', ln, d, lda, d, w, -1, &iw, -1);
+    *lrwork = cx ? (int64_t)rw + 1 : 0;
     *liwork = (int64_t)iw + 1;
-    return (int64_t)w + 1;
+    return (int64_t)w[0] + 1;
 }
 
-size_t la_eigh_bytes(int64_t n, int vectors)
+size_t la_eigh_bytes(bool cx, int64_t n, int vectors)
 {
-    int64_t li, lw = q_syevd(n, vectors, &li);
-    return (size_t)(n * n + n + lw + 1) * sizeof(double) + (size_t)li * sizeof(lapack_int);
+    int64_t lr, li, lw = q_syevd(cx, n, vectors, &lr, &li);
+    return (size_t)(el(cx) * (n * n + lw) + n + lr + 1) * sizeof(double) + (size_t)li * sizeof(lapack_int);
 }
 
-int la_eigh(int64_t n, const double *a, double *w, double *v)
+int la_eigh(bool cx, int64_t n, const double *a, double *w, double *v)
 {
     la_init();
     ZC_TRY(fits(n, n));
     if (!n) return 0;
-    int64_t liwork, lwork = q_syevd(n, v != NULL, &liwork);
-    double *c = dalloc(n * n), *ev = dalloc(n), *work = dalloc(lwork);
-    lapack_int *iwork = zc__malloc_array((size_t)liwork, sizeof(lapack_int));
-    int rc = c && ev && work && iwork ? 0 : ZC_ENOMEM;
+    int64_t e = el(cx), lrwork, liwork, lwork = q_syevd(cx, n, v != NULL, &lrwork, &liwork);
+    double *c = dalloc(e * n * n), *ev = dalloc(n), *work = dalloc(e * lwork), *rwork = dalloc(lrwork);
+    lapack_int *iwork = zc__malloc_array((size_t)liwork, sizeof(lapack_int)), ln = (lapack_int)n;
+    int rc = c && ev && work && rwork && iwork ? 0 : ZC_ENOMEM;
     if (rc == 0) {
-        /* Aᵀ column-major: its upper triangle ('U') is A's lower, the one NumPy's eigh reads */
-        memcpy(c, a, (size_t)(n * n) * sizeof(double));
-        lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, v ? 'V' : 'N', 'U', (lapack_int)n, c, (lapack_int)n, ev,
-                                              work, (lapack_int)lwork, iwork, (lapack_int)liwork);
+        /* Aᵀ column-major: its upper triangle ('U') is A's lower, the one NumPy's eigh
+         * reads. For a Hermitian A that matrix is conj(A): the same eigenvalues, the
+         * conjugate eigenvectors (conjugated back below). */
+        memcpy(c, a, (size_t)(e * n * n) * sizeof(double));
+        char job = v ? 'V' : 'N';
+        lapack_int info = cx ? LAPACKE_zheevd_work(LAPACK_COL_MAJOR, job, 'U', ln, Z(c), ln, ev, Z(work),
+                                                   (lapack_int)lwork, rwork, (lapack_int)lrwork, iwork, (lapack_int)liwork)
+                             : LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, job, 'U', ln, c, ln, ev, work, (lapack_int)lwork,
+                                                   iwork, (lapack_int)liwork);
         if (info > 0) rc = zc__err(ZC_EINVAL, "eigh: the eigenvalues did not converge (%d)", (int)info);
-        else rc = lapack_status(info, "eigh (dsyevd)");
+        else rc = lapack_status(info, cx ? "eigh (zheevd)" : "eigh (dsyevd)");
     }
     if (rc == 0 && w) memcpy(w, ev, (size_t)n * sizeof(double));
     if (rc == 0 && v) /* eigenvectors are c's columns (column-major): v[i][j] = c[j * n + i] */
         for (int64_t i = 0; i < n; i++)
-            for (int64_t j = 0; j < n; j++) v[i * n + j] = c[j * n + i];
+            for (int64_t j = 0; j < n; j++) {
+                v[e * (i * n + j)] = c[e * (j * n + i)];
+                if (cx) v[e * (i * n + j) + 1] = -c[e * (j * n + i) + 1];
+            }
     zc__free(c);
     zc__free(ev);
     zc__free(work);
+    zc__free(rwork);
     zc__free(iwork);
     return rc;
 }

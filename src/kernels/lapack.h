@@ -38,22 +38,23 @@ size_t la_qr_bytes(bool cx, int64_t m, int64_t n);
 int la_svd(bool cx, int64_t m, int64_t n, const double *a, double *u, double *s, double *vt);
 size_t la_svd_bytes(bool cx, int64_t m, int64_t n, int vectors);
 /* a (n×n) x = b (n×nrhs). */
-int la_solve(int64_t n, int64_t nrhs, const double *a, const double *b, double *x);
-size_t la_solve_bytes(int64_t n, int64_t nrhs);
+int la_solve(bool cx, int64_t n, int64_t nrhs, const double *a, const double *b, double *x);
+size_t la_solve_bytes(bool cx, int64_t n, int64_t nrhs);
 /* Lower Cholesky factor of a (n×n; only its lower triangle is read), zeros above. */
 int la_cholesky(bool cx, int64_t n, const double *a, double *l);
 size_t la_cholesky_bytes(int64_t n);
-int la_inv(int64_t n, const double *a, double *x);
-size_t la_inv_bytes(int64_t n);
+int la_inv(bool cx, int64_t n, const double *a, double *x);
+size_t la_inv_bytes(bool cx, int64_t n);
 /* sign (-1, 0, 1; complex: det/|det| or 0), log|det| (-inf when singular) and
  * det of a (n×n) from its LU factorization (NaN log|det| and det for a matrix
  * with NaNs); any output may be NULL. A singular matrix is no error. */
 int la_det(bool cx, int64_t n, const double *a, double *sign, double *logabs, double *det);
 size_t la_det_bytes(bool cx, int64_t n);
-/* Eigenvalues w (n, ascending) and eigenvectors v (n×n, columns; may be NULL) of
- * the symmetric a (n×n; only its lower triangle is read). */
-int la_eigh(int64_t n, const double *a, double *w, double *v);
-size_t la_eigh_bytes(int64_t n, int vectors);
+/* Eigenvalues w (n, ascending, real) and eigenvectors v (n×n, columns; may be
+ * NULL) of the symmetric (Hermitian when cx) a (n×n; only its lower triangle is
+ * read). */
+int la_eigh(bool cx, int64_t n, const double *a, double *w, double *v);
+size_t la_eigh_bytes(bool cx, int64_t n, int vectors);
 /* Least squares (SVD based, rcond = eps·max(m,n) like NumPy): x (n×nrhs),
  * res (nrhs) = squared 2-norms of the columns of b − a·x, rank, s (min(m,n));
  * any output may be NULL. */

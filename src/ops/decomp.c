@@ -611,9 +611,14 @@ int zc_solve(zc_array *a, zc_array *b, zc_array **x)
     if (!x) return zc__err(ZC_EINVAL, "zc_solve: NULL output");
     held k = {.n = 0};
     zc_array *a64 = NULL, *b64 = NULL, *r = NULL;
-    int rc = as_f64(&k, "solve", "a", a, 2, false, &a64);
+    int rc = as_f64(&k, "solve", "a", a, 2, true, &a64);
     if (rc == 0) rc = square("solve", a64);
-    if (rc == 0) rc = as_f64(&k, "solve", "b", b, 0, false, &b64);
+    if (rc == 0) rc = as_f64(&k, "solve", "b", b, 0, true, &b64);
+    /* a complex a or b: both complex128 */
+    zc_array **both[2] = {&a64, &b64};
+    for (int i = 0; rc == 0 && i < 2; i++)
+        if ((*both[1 - i])->dtype == ZC_COMPLEX128 && (*both[i])->dtype != ZC_COMPLEX128)
+            rc = held_take(&k, zc_astype(*both[i], ZC_COMPLEX128, both[i]), both[i], both[i]);
     if (rc == 0 && b64->shape[0] != a64->shape[0])
         rc = zc__err(ZC_EINVAL, "solve: b has %lld rows, a is %lld x %lld", (long long)b64->shape[0],
                      (long long)a64->shape[0], (long long)a64->shape[1]);

@@ -24,6 +24,7 @@ bool decomp_complex_ok(la_op op)
     switch (op) {
     case LA_TSQR_R: case LA_TSQR_Q: case LA_QR_Q: case LA_QR_R: case LA_SVD_U: case LA_SVD_S: case LA_SVD_VT:
     case LA_DET: case LA_SLOGDET_SIGN: case LA_SLOGDET_LOG: case LA_CHOLESKY: case LA_REQ_R: case LA_REQ_Q:
+    case LA_INV: case LA_SOLVE: case LA_EIGH_W: case LA_EIGH_V:
         return true;
     default: return false;
     }
@@ -32,7 +33,7 @@ bool decomp_complex_ok(la_op op)
 zc_dtype decomp_dtype(la_op op, zc_dtype in)
 {
     if (op == LA_LSTSQ_RANK) return ZC_INT64;
-    if (op == LA_SVD_S || op == LA_SLOGDET_LOG) return ZC_FLOAT64;
+    if (op == LA_SVD_S || op == LA_SLOGDET_LOG || op == LA_EIGH_W) return ZC_FLOAT64;
     return in;
 }
 
@@ -258,16 +259,16 @@ static int small_block(zc_array *a, void *out)
         if (!t1 || !t2) { rc = ZC_ENOMEM; break; }
         rc = op == LA_SVD_U ? la_svd(cx, m, n, x, out, t1, t2) : la_svd(cx, m, n, x, t2, t1, out);
         break;
-    case LA_SOLVE: rc = la_solve(m, r, x, y, out); break;
+    case LA_SOLVE: rc = la_solve(cx, m, r, x, y, out); break;
     case LA_CHOLESKY: rc = la_cholesky(cx, m, x, out); break;
-    case LA_INV: rc = la_inv(m, x, out); break;
+    case LA_INV: rc = la_inv(cx, m, x, out); break;
     case LA_DET: rc = la_det(cx, m, x, NULL, NULL, out); break;
     case LA_SLOGDET_SIGN: rc = la_det(cx, m, x, out, NULL, NULL); break;
     case LA_SLOGDET_LOG: rc = la_det(cx, m, x, NULL, out, NULL); break;
-    case LA_EIGH_W: rc = la_eigh(m, x, out, NULL); break;
+    case LA_EIGH_W: rc = la_eigh(cx, m, x, out, NULL); break;
     case LA_EIGH_V:
         if (!(t1 = zc__malloc_array((size_t)(m + 1), sizeof(double)))) { rc = ZC_ENOMEM; break; }
-        rc = la_eigh(m, x, t1, out);
+        rc = la_eigh(cx, m, x, t1, out);
         break;
     case LA_LSTSQ_X: rc = la_lstsq(m, n, r, x, y, out, NULL, NULL, NULL); break;
     case LA_LSTSQ_RES: rc = la_lstsq(m, n, r, x, y, NULL, out, NULL, NULL); break;
@@ -366,12 +367,12 @@ static size_t decomp_proj(const zc_array *a, const zc_range *sel, node_proj_fn p
     case LA_SVD_S: return t + la_svd_bytes(cx, m, n, 0);
     case LA_SVD_U: case LA_SVD_VT:
         return t + la_svd_bytes(cx, m, n, 1) + (size_t)(k + 2) * sizeof(double) + (size_t)(k * (m > n ? m : n)) * A->itemsize;
-    case LA_SOLVE: return t + la_solve_bytes(m, r);
+    case LA_SOLVE: return t + la_solve_bytes(cx, m, r);
     case LA_CHOLESKY: return t + la_cholesky_bytes(m);
-    case LA_INV: return t + la_inv_bytes(m);
+    case LA_INV: return t + la_inv_bytes(cx, m);
     case LA_DET: case LA_SLOGDET_SIGN: case LA_SLOGDET_LOG: return t + la_det_bytes(cx, m);
-    case LA_EIGH_W: return t + la_eigh_bytes(m, 0);
-    case LA_EIGH_V: return t + la_eigh_bytes(m, 1) + (size_t)(m + 1) * sizeof(double);
+    case LA_EIGH_W: return t + la_eigh_bytes(cx, m, 0);
+    case LA_EIGH_V: return t + la_eigh_bytes(cx, m, 1) + (size_t)(m + 1) * sizeof(double);
     default: return t + la_lstsq_bytes(m, n, r);
     }
 }

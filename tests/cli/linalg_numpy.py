@@ -128,6 +128,21 @@ x, err = ev("slogdet(a)[1]", ins)
 close(x, logdet, 1e-12, "complex slogdet(a)[1] " + err)
 x, err = ev("cholesky(p)", ins)
 close(x, np.linalg.cholesky(p), 1e-10, "complex cholesky(p) " + err)
+# complex inv, solve (complex or real b), eigh of a Hermitian matrix (zgetri, zgetrs, zheevd)
+bc = rng.standard_normal((n, 2)) + 1j * rng.standard_normal((n, 2))
+br = rng.standard_normal(n)
+ins.update({"bc": put("cbc", bc, (7, 2)), "br": put("cbr", br, (11,))})
+for expr, ref in (("inv(a)", np.linalg.inv(a)), ("solve(a, bc)", np.linalg.solve(a, bc)),
+                  ("solve(a, br)", np.linalg.solve(a, br)), ("solve(p, bc)", np.linalg.solve(p, bc)),
+                  ("eigvalsh(p)", np.linalg.eigvalsh(p)), ("eigh(p)[0]", np.linalg.eigh(p)[0]),
+                  ("matrix_power(a, -2)", np.linalg.matrix_power(a, -2))):
+    x, err = ev(expr, ins)
+    close(x, ref, 1e-10, "complex %s %s" % (expr, err))
+    check(x is None or x.dtype == ref.dtype, "complex %s: dtype %s, NumPy's %s" % (expr, None if x is None else x.dtype, ref.dtype))
+w_c = np.linalg.eigvalsh(p)
+v, err = ev("eigh(p)[1]", ins)
+close(None if v is None else v @ np.diag(w_c) @ v.conj().T, p, 1e-10, "complex eigh(p): V diag(w) Vh = P " + err)
+close(None if v is None else v.conj().T @ v, np.eye(n), 1e-10, "complex eigh(p): VhV = I " + err)
 
 # randomized SVD of a matrix of rank 10 plus small noise: the top values agree
 m, n, k = 800, 300, 10

@@ -302,9 +302,9 @@ def test_linalg():
 
 def test_linalg_stacks_complex_and_derived():
     """Stacks of matrices (one decomposition per matrix), results in the input's
-    floating dtype, complex inv/solve/pinv/svdvals through the real embedding,
+    floating dtype, complex inv/solve/pinv/svdvals/eigh (LAPACK z routines),
     qr mode="complete" and svd full_matrices=True for any shape, pinv and
-    matrix_rank from the SVD, det/slogdet (LU) and eigh/eigvalsh (dsyevd), diagonal/trace/matrix_power/cross/matrix_norm,
+    matrix_rank from the SVD, det/slogdet (LU) and eigh/eigvalsh (dsyevd, zheevd), diagonal/trace/matrix_power/cross/matrix_norm,
     and matrices with an empty dimension, all against NumPy."""
     rng = np.random.default_rng(3)
     a = rng.standard_normal((2, 3, 4, 4))
@@ -379,6 +379,11 @@ def test_linalg_stacks_complex_and_derived():
     np.testing.assert_allclose(np.abs((v * nv).sum(-2)), 1, rtol=1e-8)  # the same vectors, up to sign
     np.testing.assert_allclose(sym @ v, v * w[..., None, :], atol=1e-10)
     check(zc.linalg.eigvalsh(zc.asarray(np.tril(a))), np.linalg.eigvalsh(np.tril(a)), rtol=1e-10)  # lower triangle
+    herm = sym + 1j * (a - a.swapaxes(-1, -2))  # Hermitian (zheevd), read from its lower triangle too
+    w, v = zc.compute(*zc.linalg.eigh(zc.asarray(np.tril(herm))))
+    check(w, np.linalg.eigvalsh(herm), rtol=1e-10)
+    assert w.dtype == np.float64 and v.dtype == np.complex128
+    np.testing.assert_allclose(herm @ v, v * w[..., None, :], atol=1e-10)
     for shape in [(0, 0), (3, 0), (0, 3), (2, 0, 3), (0, 2, 2)]:
         e, ne = zc.zeros(shape), np.zeros(shape)
         for mode in ("reduced", "complete"):
