@@ -912,7 +912,8 @@ ZC_API int zc_svd_compressed(zc_array *a, int64_t k, int64_t oversamples, int po
  * zc_compute refuses with ZC_EMEMBOUND, naming the operation, its projected and the
  * allowed memory, if they do not). b is 1-D (n) or 2-D (n×r). */
 /** a x = b for a square a (singular: ZC_EINVAL at compute). x has b's shape;
- *  complex128 when a or b is complex (zgetrs). */
+ *  complex128 when a or b is complex (zgetrs). Stacks: a (..., M, M) with b (M,)
+ *  or (..., M, K), the leading dims broadcast, one solve per system. */
 ZC_API int zc_solve(zc_array *a, zc_array *b, zc_array **x);
 /** Lower factor L of a symmetric positive definite a = L·Lᵀ (a's lower triangle is read). */
 ZC_API int zc_cholesky(zc_array *a, zc_array **l);

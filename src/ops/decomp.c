@@ -609,6 +609,7 @@ int zc_solve(zc_array *a, zc_array *b, zc_array **x)
 {
     zc__err_clear();
     if (!x) return zc__err(ZC_EINVAL, "zc_solve: NULL output");
+    if (a && b && (a->ndim > 2 || b->ndim > 2)) return decomp_solve_stack(a, b, x);
     held k = {.n = 0};
     zc_array *a64 = NULL, *b64 = NULL, *r = NULL;
     int rc = as_f64(&k, "solve", "a", a, 2, true, &a64);

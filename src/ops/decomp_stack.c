@@ -1,7 +1,9 @@
 /* ops/decomp_stack.c — decompositions of stacks of matrices (..., M, N), as the
  * array API has them: one decomposition per matrix, its results stacked along
- * the stack's leading dims (decomp_stack); and the complete forms
+ * the stack's leading dims (decomp_stack; decomp_solve_stack for two
+ * operands whose stacks broadcast); and the complete forms
  * (zc_qr_complete, zc_svd_full) built on the reduced ones. */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "core/alloc.h"
@@ -66,6 +68,59 @@ int decomp_stack(const char *fn, zc_array *a, int nout, zc_array **const *outs, 
     if (rc < 0)
         for (int o = 0; o < nout; o++)
             if (outs[o] && *outs[o]) zc_array_release(*outs[o]), *outs[o] = NULL;
+    return rc;
+}
+
+/* ---- solve: two stacks broadcast ---- */
+
+int decomp_solve_stack(zc_array *a, zc_array *b, zc_array **x)
+{
+    if (a->ndim < 2) return zc__err(ZC_EINVAL, "solve: a must be a matrix or a stack of matrices, not %d-D", a->ndim);
+    int bcore = b->ndim == 1 ? 1 : 2, na = a->ndim - 2, nbb = b->ndim - bcore, nb = na > nbb ? na : nbb;
+    int64_t batch[ZC_MAX_DIMS], count = 1;
+    for (int d = 0; d < nb; d++) {
+        int da = d - (nb - na), db = d - (nb - nbb);
+        int64_t sa = da >= 0 ? a->shape[da] : 1, sb = db >= 0 ? b->shape[db] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return zc__err(ZC_EINVAL, "solve: the stacks of a (%lld) and b (%lld) do not broadcast in dimension %d",
+                           (long long)sa, (long long)sb, d);
+        batch[d] = sa == 1 ? sb : sa;
+        if (batch[d] && count > STACK_MAX / batch[d])
+            return zc__err(ZC_EUNSUPPORTED, "solve: a stack of more than %d systems: loop over parts of it", STACK_MAX);
+        count *= batch[d];
+    }
+    int64_t shape[ZC_MAX_DIMS];
+    for (int d = 0; d < nb; d++) shape[d] = batch[d];
+    for (int d = 0; d < bcore; d++) shape[nb + d] = b->shape[b->ndim - bcore + d];
+    if (count == 0) {
+        bool cx = a->dtype == ZC_COMPLEX64 || a->dtype == ZC_COMPLEX128 || b->dtype == ZC_COMPLEX64 ||
+                  b->dtype == ZC_COMPLEX128;
+        return zc_full(nb + bcore, shape, NULL, cx ? ZC_COMPLEX128 : ZC_FLOAT64, 0, x);
+    }
+    zc_array **parts = zc__calloc((size_t)count, sizeof *parts), *st = NULL;
+    if (!parts) return ZC_ENOMEM;
+    int rc = 0;
+    for (int64_t i = 0; rc == 0 && i < count; i++) {
+        zc_index ia[ZC_MAX_DIMS], ib[ZC_MAX_DIMS];
+        for (int64_t d = nb - 1, rest = i; d >= 0; d--) { /* a dim of 1 broadcasts: index 0 */
+            int64_t v = rest % batch[d];
+            rest /= batch[d];
+            int da = (int)d - (nb - na), db = (int)d - (nb - nbb);
+            if (da >= 0) ia[da] = (zc_index){.kind = ZC_IDX_INT, .index = a->shape[da] == 1 ? 0 : v};
+            if (db >= 0) ib[db] = (zc_index){.kind = ZC_IDX_INT, .index = b->shape[db] == 1 ? 0 : v};
+        }
+        zc_array *am = NULL, *bm = NULL;
+        rc = zc_getitem(a, ia, na, &am);
+        if (rc == 0) rc = zc_getitem(b, ib, nbb, &bm);
+        if (rc == 0) rc = zc_solve(am, bm, &parts[i]);
+        zc_array_release(am);
+        zc_array_release(bm);
+    }
+    if (rc == 0) rc = zc_stack((int)count, parts, 0, &st);
+    if (rc == 0) rc = zc_reshape(st, nb + bcore, shape, x);
+    zc_array_release(st);
+    for (int64_t i = 0; i < count; i++) zc_array_release(parts[i]);
+    zc__free(parts);
     return rc;
 }
 

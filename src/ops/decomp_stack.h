@@ -17,4 +17,8 @@ typedef int (*decomp_one_fn)(zc_array *m, zc_array **const *outs, void *ctx);
  * for an M×N matrix. At most 65,536 matrices. */
 int decomp_stack(const char *fn, zc_array *a, int nout, zc_array **const *outs, decomp_one_fn one, void *ctx);
 
+/* zc_solve of a (..., M, M) and b (M,) or (..., M, K), at least one a stack:
+ * the stacks broadcast, one solve per system (at most 65,536), stacked. */
+int decomp_solve_stack(zc_array *a, zc_array *b, zc_array **x);
+
 #endif

@@ -260,7 +260,10 @@ stack_cases = [
     ("pinv(s)", np.linalg.pinv(st)), ("pinv(t)", np.linalg.pinv(tall)), ("matrix_rank(t)", np.linalg.matrix_rank(tall)),
     ("matrix_norm(t, ord=2)", np.linalg.norm(tall, 2, axis=(-2, -1))),
     ("matrix_norm(t, ord='nuc', keepdims=True)", np.linalg.norm(tall, "nuc", axis=(-2, -1), keepdims=True)),
-    ("matrix_power(s, -1)", np.linalg.inv(st)), ("det(s[:0])", np.zeros((0,))), ("svdvals(t[:0])", np.zeros((0, 4))),
+    ("matrix_power(s, -1)", np.linalg.inv(st)), ("solve(s, s)", np.linalg.solve(st, st)),
+    ("solve(s, s[0])", np.linalg.solve(st, np.broadcast_to(st[0], st.shape))),
+    ("solve(s[:1], s)", np.linalg.solve(np.broadcast_to(st[:1], st.shape), st)),
+    ("solve(s, s[0, 0])", np.linalg.solve(st, np.broadcast_to(st[0, 0], (3, 4))[..., None])[..., 0]), ("det(s[:0])", np.zeros((0,))), ("svdvals(t[:0])", np.zeros((0, 4))),
 ]
 for expr, ref in stack_cases:
     got, err = ev(expr, ins)
