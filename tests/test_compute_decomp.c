@@ -1030,7 +1030,7 @@ TEST(complex_qr_svd)
     zc_array_release(r);
 }
 
-TEST(complex_det_slogdet_cholesky)
+TEST(complex_det_slogdet_cholesky_inv_solve_eigh)
 {
     int64_t n = 6, shape[2] = {n, n};
     zcx *a = crand_matrix(n, n), *h = malloc(sizeof(zcx) * (size_t)(n * n));
@@ -1069,13 +1069,28 @@ TEST(complex_det_slogdet_cholesky)
         }
     CHECK(up == 0);
     CHECK(cprod_err(lv2, lh, NULL, h, n, n, n) <= 1e-10);
-    /* the operations that stay real refuse complex input by name */
-    zc_array *o = NULL;
-    CHECK_ERR(zc_inv(x, &o), ZC_EINVAL, "float32 or float64");
-    CHECK_ERR(zc_solve(x, x, &o), ZC_EINVAL, "float32 or float64");
-    CHECK_ERR(zc_eigh(x, &o, NULL), ZC_EINVAL, "float32 or float64");
+    /* inv (zgetri): A·inv(A) = I; solve (zgetrs) of A X = h; eigh (zheevd) of h: h·V = V·diag(w) */
+    zc_array *xi = NULL, *xs = NULL, *w = NULL, *v = NULL, *o = NULL;
+    CHECK_OK(zc_inv(x, &xi));
+    CHECK_OK(zc_solve(x, xh, &xs));
+    CHECK_OK(zc_eigh(xh, &w, &v));
+    zcx *iv = cget(xi, n * n), *sol = cget(xs, n * n), *vv = cget(v, n * n), *eye = calloc((size_t)(n * n), sizeof(zcx));
+    double *wv = get(w, NULL, NULL);
+    for (int64_t i = 0; i < n; i++) eye[i * n + i] = 1;
+    CHECK(cprod_err(a, iv, NULL, eye, n, n, n) <= 1e-10);
+    CHECK(cprod_err(a, sol, NULL, h, n, n, n) <= 1e-10);
+    double ew = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) { /* (h·V)[i][j] = V[i][j]·w[j] */
+            zcx t = 0;
+            for (int64_t q = 0; q < n; q++) t += h[i * n + q] * vv[q * n + j];
+            ew = fmax(ew, cabs(t - vv[i * n + j] * wv[j]));
+        }
+    CHECK(ew <= 1e-10 * n * n);
+    for (int64_t j = 1; j < n; j++) CHECK(wv[j - 1] <= wv[j]); /* ascending */
+    /* the randomized SVD stays real */
     CHECK_ERR(zc_svd_compressed(x, 2, 1, 0, 1, NULL, &o, NULL), ZC_EINVAL, "float32 or float64");
-    free(a), free(h), free(lu), free(dv), free(sv), free(lv2), free(lh);
-    zc_array *rel[] = {x, xh, d, sg, la, l};
+    free(a), free(h), free(lu), free(dv), free(sv), free(lv2), free(lh), free(iv), free(sol), free(vv), free(eye), free(wv);
+    zc_array *rel[] = {x, xh, d, sg, la, l, xi, xs, w, v};
     for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) zc_array_release(rel[i]);
 }
