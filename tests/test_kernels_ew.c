@@ -196,6 +196,32 @@ static void describe_in(char *buf, size_t size, const void *p, zc_dtype t, size_
     }
 }
 
+/* Element i of an input as a double (bool and integers too). */
+static double in_value(const void *p, zc_dtype t, size_t i)
+{
+    if (t == ZC_FLOAT16 || t == ZC_FLOAT32 || t == ZC_FLOAT64) return get_real(p, t, i);
+    size_t sz = dt_size(t);
+    uint64_t u = 0;
+    memcpy(&u, (const unsigned char *)p + i * sz, sz);
+    if (t == ZC_BOOL || t == ZC_UINT8 || t == ZC_UINT16 || t == ZC_UINT32 || t == ZC_UINT64) return (double)u;
+    int sh = 64 - 8 * (int)sz;
+    return (double)((int64_t)(u << sh) >> sh);
+}
+
+/* The array API 2024.12's floor_divide special cases where NumPy's loops give
+ * NaN or -1: ±inf // a finite non-zero is ±inf, a finite non-zero // an
+ * infinity of the other sign is -0. 1 and *want when element i is one. */
+static int floor_divide_std(const char *fn, zc_dtype rdt, const void *const *in, const zc_dtype *dts, size_t i,
+                            double *want)
+{
+    if (strcmp(fn, "floor_divide") || (rdt != ZC_FLOAT16 && rdt != ZC_FLOAT32 && rdt != ZC_FLOAT64)) return 0;
+    double a = in_value(in[0], dts[0], i), b = in_value(in[1], dts[1], i);
+    if (isinf(a) && isfinite(b) && b != 0) *want = signbit(a) == signbit(b) ? INFINITY : -INFINITY;
+    else if (isfinite(a) && isinf(b) && a != 0 && (a > 0) != (b > 0)) *want = -0.0;
+    else return 0;
+    return 1;
+}
+
 /* Build fn(x0, x1, ...) over inputs of the given dtypes. */
 static int build(const char *fn, int nargs, const zc_dtype *dts, zc_dtype astype_to, ew_program **out)
 {
@@ -261,7 +287,14 @@ static int run_cases(const ref_t *r)
         int bad = 0;
         for (size_t i = 0; i < n; i++) {
             char msg[160], a0[64], a1[64] = "";
-            if (same_elem(outb, r->data + roff, rdt, i, tol, msg, sizeof msg)) continue;
+            double want;
+            if (nargs == 2 && floor_divide_std(fn, rdt, in, dts, i, &want)) { /* the standard, not NumPy */
+                double g = get_real(outb, rdt, i);
+                if (g == want && !signbit(g) == !signbit(want)) continue;
+                snprintf(msg, sizeof msg, "got %.17g expected %.17g (the array API's special case)", g, want);
+            } else if (same_elem(outb, r->data + roff, rdt, i, tol, msg, sizeof msg)) {
+                continue;
+            }
             if (bad++ < 3) {
                 describe_in(a0, sizeof a0, in[0], dts[0], i);
                 if (nargs > 1) describe_in(a1, sizeof a1, in[1], dts[1], i);

@@ -28,7 +28,7 @@ from ._spec import Spec, get_spec, set_spec, using_spec
 from . import fft, linalg, random  # noqa: E402
 
 __version__ = _zcube.version()
-__array_api_version__ = "2023.12"
+__array_api_version__ = "2024.12"
 
 e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
 newaxis = None

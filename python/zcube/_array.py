@@ -125,7 +125,7 @@ class Array:
         return (1, 0)  # kDLCPU
 
     def __array_namespace__(self, /, *, api_version=None):
-        if api_version not in (None, "2021.12", "2022.12", "2023.12"):
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
             raise ValueError(f"unsupported array API version {api_version!r}")
         import zcube
         return zcube

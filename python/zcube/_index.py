@@ -1,6 +1,7 @@
 """Indexing: basic indices (ints, slices with steps of either sign, None, ...)
-go to zc_getitem; one integer array (known values) to take; a boolean mask
-over all dimensions to take on the flattened array."""
+go to zc_getitem; one integer array (known values) to take; several integer
+arrays and integers (any shapes, broadcast) to a take on the indexed dims
+flattened; a boolean mask over leading dimensions to mask_select."""
 import operator
 
 import numpy as np
@@ -42,12 +43,12 @@ def getitem(x, key):
     arrays = [i for i, k in enumerate(key) if _is_array_index(k)]
     if not arrays:
         return _basic(x, key)
-    if len(arrays) > 1:
-        raise IndexError("zcube supports one array index per indexing expression")
+    if len(arrays) == 1 and _is_bool(key[arrays[0]]):
+        return _mask(x, key, key[arrays[0]])
+    if len(arrays) > 1 or any(np.ndim(key[i]) != 1 for i in arrays):
+        return _int_arrays(x, key)
     i = arrays[0]
     idx = key[i]
-    if _is_bool(idx):
-        return _mask(x, key, idx)
     if isinstance(idx, Array):
         idx = idx.compute()
     idx = np.asarray(idx)
@@ -63,6 +64,36 @@ def getitem(x, key):
     taken = _wrap(_zcube.take(x._node, idx.astype(np.int64).tobytes(), i), x, op="take")
     rest = tuple(slice(None) if j == i else k for j, k in enumerate(key))
     return _basic(taken, rest) if any(not (isinstance(k, slice) and k == slice(None)) for k in rest) else taken
+
+
+def _int_arrays(x, key):
+    """x[i0, i1, ...] with integers and integer arrays of any shapes only (the
+    array API 2024.12's integer array indexing): the arrays and integers
+    broadcast; each element picks x at those coordinates, the dims after the
+    key kept. The index values are computed now, turned into positions in x
+    flattened over the indexed dims, and held in the plan as a take's."""
+    if any(not (_is_array_index(k) or isinstance(k, (int, np.integer))) or isinstance(k, (bool, np.bool_))
+           for k in key):
+        raise IndexError("several array indices (or one of more than 1 dimension) combine with integers only, "
+                         "not with slices, None, ... or booleans")
+    if len(key) > x.ndim:
+        raise IndexError(f"too many indices for a {x.ndim}-D array")
+    vals = []
+    for d, k in enumerate(key):
+        v = np.asarray(k.compute() if isinstance(k, Array) else k)
+        if v.dtype.kind not in "iu":
+            raise IndexError(f"index {d} must be integers, not {v.dtype}")
+        n = x.shape[d]
+        if v.size and (v.min() < -n or v.max() >= n):
+            raise IndexError(f"index out of bounds for axis {d} with size {n}")
+        vals.append(np.where(v < 0, v + n, v).astype(np.int64))
+    shape = np.broadcast_shapes(*[v.shape for v in vals])
+    lead, rest = x.shape[:len(key)], x.shape[len(key):]
+    flat = np.ravel_multi_index(tuple(np.broadcast_to(v, shape) for v in vals), lead) if lead else \
+        np.zeros(shape, np.int64)
+    y = _wrap(_zcube.shape_op("reshape", x._node, (int(np.prod(lead)),) + rest), x, op="reshape")
+    taken = _wrap(_zcube.take(y._node, flat.astype(np.int64).ravel().tobytes(), 0), y, op="take")
+    return _wrap(_zcube.shape_op("reshape", taken._node, tuple(shape) + rest), taken, op="reshape")
 
 
 def _mask(x, key, mask):

@@ -16,7 +16,9 @@
  * result there is platform dependent).
  *
  * Floating-point results follow NumPy's loops: floor_divide and remainder
- * use npy_divmod's formula, maximum/minimum propagate NaN and return the
+ * use npy_divmod's formula (floor_divide with the array API 2024.12's special
+ * cases: ±inf // finite is ±inf, a finite x // an infinity of the other sign
+ * -0, where NumPy gives NaN and -1), maximum/minimum propagate NaN and return the
  * second operand when the two compare equal, complex multiply is the textbook
  * formula and complex divide Smith's method with NumPy's zero divisor rule.
  */
@@ -249,6 +251,9 @@ DEF_UN(not_b, uint8_t, uint8_t, (uint8_t)(x ^ 1u))
     {                                                                                              \
         T mod;                                                                                     \
         if (!b) return a / b;                                                                      \
+        /* the array API 2024.12's special cases, where NumPy's divmod gives NaN or -1 */          \
+        if (isinf(a) && isfinite(b)) return signbit(a) == signbit(b) ? (T)INFINITY : (T)-INFINITY; \
+        if (isfinite(a) && isinf(b) && a != 0 && (a > 0) != (b > 0)) return (T)-0.0;              \
         return divmod_##s(a, b, &mod);                                                             \
     }                                                                                              \
     static inline T rem_##s(T a, T b)                                                              \

@@ -11,7 +11,7 @@ work=$(mktemp -d /tmp/zcube-array-api.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export PYTHONPYCACHEPREFIX="$work/pycache"
-export ARRAY_API_TESTS_VERSION=2023.12  # zcube.__array_api_version__
+export ARRAY_API_TESTS_VERSION=${ARRAY_API_TESTS_VERSION:-2024.12}  # zcube.__array_api_version__
 # Every file of the suite, named so that a file a new version of the suite adds
 # is looked at (docs/python.md has the counts) before it joins CI: a failing
 # Hypothesis test shrinks for minutes, too long for CI.
