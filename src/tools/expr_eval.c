@@ -171,7 +171,18 @@ static int eval_subscript(ex_ctx *e, const ex_node *n, ex_value *out)
         nitems = ix.n;
     }
     zc_index idx[ZC_MAX_DIMS * 2];
-    int rc = 0, adv = -1; /* adv: the entry that is an array (or a list of integers) */
+    int rc = 0, adv = -1, narr = 0; /* adv: the entry that is an array (or a list of integers) */
+    for (int k = 0; k < nitems; k++) narr += items[k].kind == V_ARRAY || (items[k].kind == V_TUPLE && items[k].n > 0);
+    if (narr > 1) { /* x[i0, i1, ...]: integer arrays and integers only */
+        zc_array *r = NULL;
+        rc = ex_int_arrays_index(e, a.arr, items, nitems, &r);
+        ex_value_clear(&a);
+        ex_value_clear(&ix);
+        if (rc < 0) return rc;
+        ex_set_array(out, r);
+        out->col = n->col;
+        return 0;
+    }
     if (nitems > (int)(sizeof idx / sizeof idx[0])) rc = ex_fail(n->b->col, "too many indices (%d)", nitems);
     for (int k = 0; k < nitems && rc == 0; k++) {
         const ex_value *v = &items[k];
@@ -196,7 +207,6 @@ static int eval_subscript(ex_ctx *e, const ex_node *n, ex_value *out)
             x->kind = ZC_IDX_INT;
             x->index = v->i;
         } else if (v->kind == V_ARRAY || (v->kind == V_TUPLE && v->n > 0)) { /* placed after the loop */
-            if (adv >= 0) rc = ex_fail(v->col, "only one array index per subscript is supported");
             adv = k;
             x->kind = ZC_IDX_SLICE;
             x->step = 1;

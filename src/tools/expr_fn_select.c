@@ -106,6 +106,58 @@ int ex_array_index(ex_ctx *e, zc_array *x, zc_index *idx, int nidx, int adv, con
     return rc < 0 ? ex_fail_zc(e, rc, v->col, NULL) : 0;
 }
 
+int ex_int_arrays_index(ex_ctx *e, zc_array *x, const ex_value *items, int nitems, zc_array **out)
+{
+    int xnd;
+    int64_t shape[ZC_MAX_DIMS];
+    if (zc_array_info(x, &xnd, shape, NULL, NULL) < 0) return ex_fail_zc(e, ZC_EINVAL, items[0].col, NULL);
+    if (nitems > xnd) return ex_fail(items[0].col, "too many indices for an array of %d dimensions", xnd);
+    int64_t *vals[ZC_MAX_DIMS] = {NULL}, len[ZC_MAX_DIMS], n = 1, lead = 1;
+    int rc = 0;
+    for (int k = 0; k < nitems && rc == 0; k++) {
+        const ex_value *v = &items[k];
+        int nd;
+        if (v->kind != V_ARRAY && v->kind != V_TUPLE && !(v->kind == V_NUM && v->is_int && !v->is_bool)) {
+            rc = ex_fail(v->col, "several array indices combine with integers only, not with %s", ex_kind_name(v));
+            break;
+        }
+        if ((rc = ex_int_values(e, v, "an array index", &vals[k], &len[k], &nd)) < 0) break;
+        if (len[k] != 1 && n != 1 && len[k] != n)
+            rc = ex_fail(v->col, "array indices of lengths %lld and %lld do not broadcast", (long long)n, (long long)len[k]);
+        else if (len[k] != 1)
+            n = len[k];
+        for (int64_t j = 0; rc == 0 && j < len[k]; j++) {
+            int64_t i = vals[k][j];
+            if (i < -shape[k] || i >= shape[k])
+                rc = ex_fail(v->col, "index %lld is out of bounds for dimension %d of size %lld", (long long)i, k,
+                             (long long)shape[k]);
+            else if (i < 0)
+                vals[k][j] = i + shape[k];
+        }
+        lead *= shape[k];
+    }
+    int64_t *flat = rc == 0 ? malloc(sizeof *flat * (size_t)(n ? n : 1)) : NULL;
+    if (rc == 0 && !flat) rc = cli_seterr("out of memory");
+    for (int64_t j = 0; rc == 0 && j < n; j++) { /* row-major position over the indexed dims */
+        int64_t p = 0;
+        for (int k = 0; k < nitems; k++) p = p * shape[k] + vals[k][len[k] == 1 ? 0 : j];
+        flat[j] = p;
+    }
+    zc_array *y = NULL;
+    int64_t yshape[ZC_MAX_DIMS];
+    yshape[0] = lead;
+    for (int d = nitems; d < xnd; d++) yshape[1 + d - nitems] = shape[d];
+    if (rc == 0) { /* the library's failures, named at the subscript */
+        int zrc = zc_reshape(x, 1 + xnd - nitems, yshape, &y);
+        if (zrc == 0) zrc = zc_take(y, flat, n, 0, out);
+        if (zrc < 0) rc = ex_fail_zc(e, zrc, items[0].col, NULL);
+    }
+    zc_array_release(y);
+    free(flat);
+    for (int k = 0; k < nitems; k++) free(vals[k]);
+    return rc < 0 ? -1 : 0;
+}
+
 int ex_fn_nonzero(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *args, ex_value *out)
 {
     if (ex_need_array(f, &args[0], "x") < 0 || ex_need_count_spec(call->col, "nonzero()") < 0) return -1;

@@ -182,6 +182,11 @@ int ex_need_count_spec(int col, const char *what);
  * an integer for a 0-d array), the other entries then apply as basic indices. */
 int ex_array_index(ex_ctx *e, zc_array *x, zc_index *idx, int nidx, int adv, const ex_value *v, zc_array **out,
                    int *mask);
+/* x[i0, i1, ...] with two or more integer arrays (1-D, or lists) and integers,
+ * nothing else (the array API's integer array indexing): the entries broadcast
+ * to one length n; element j is x at (i0[j], i1[j], ...), the dims after the
+ * entries kept: a take of positions in x flattened over the indexed dims. */
+int ex_int_arrays_index(ex_ctx *e, zc_array *x, const ex_value *items, int nitems, zc_array **out);
 /* n integers held in memory for `what` (indices made from data): under the bound
  * (an eighth of it), else ex_fail. */
 int ex_check_held(int col, const char *what, int64_t n);

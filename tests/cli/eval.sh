@@ -227,6 +227,9 @@ expect_fail 2 "chained comparisons" eval '0 < u < 1' --in u=$U -o $O
 expect_fail 2 "'u' is an array, not a function" eval 'u(1)' --in u=$U -o $O
 expect_fail 1 "do not broadcast" eval 'u + w' --in u=$U --in w=$TMP/w.zarr -o $O
 expect_fail 1 "out of bounds" eval 'u[100]' --in u=$U -o $O
+expect_fail 2 "array indices of lengths 2 and 3 do not broadcast" eval 'u[[0, 1], [1, 2, 3]]' --in u=$U -o $O
+expect_fail 2 "several array indices combine with integers only, not with a slice" eval 'reshape(u, (4, 5, 30))[[0, 1], [1, 2], 0:1]' --in u=$U -o $O
+expect_fail 2 "index 20 is out of bounds for dimension 0 of size 20" eval 'u[[20], [0]]' --in u=$U -o $O
 expect_fail 1 "uniform" eval 'uniform((3,), dtype=int32)' -o $O
 expect_fail 1 "bitwise_and" eval 'u & 1' --in u=$U -o $O
 # the memory bound: refused before any work, with the library's figures

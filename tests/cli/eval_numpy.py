@@ -446,7 +446,8 @@ FIXED = {
         # boolean masks, index arrays, data-dependent sizes
         "u[u > 0.5]", "u[v[:, :, 0] > 0]", "u[u > 100]", "sum(u[u < 0]) + 1", "u[abs(u) < 0.3][::-2]",
         "nonzero(u > 1)[2]", "u[nonzero(w > 0)[0]]", "u[:, [6, 0, -1]]", "u[..., [4, 0]] * 2", "u[[0, 0, 12], 1::-1]",
-        "w[[8]]", "take(u, argsort(w), axis=2)", "take(w, astype(clip(abs(w[:3]) * 3, 0, 8), int64))", "repeat(w, [0, 1, 2, 3, 0, 0, 5, 1, 2])",
+        "w[[8]]", "u[[0, 5, -1], [1, 0, 6]]", "u[[2, 3], 4, [0, -1]]", "u[argsort(w)[:3], [0, 1, 2], 5]", "v[[12], [0, 1]]",
+        "take(u, argsort(w), axis=2)", "take(w, astype(clip(abs(w[:3]) * 3, 0, 8), int64))", "repeat(w, [0, 1, 2, 3, 0, 0, 5, 1, 2])",
         "repeat(u, astype(abs(w) * 2, int32), axis=2)", "repeat(u[:2], (3, 0), axis=0)", "repeat(u[:2, :3, :1], arange(6))",
         "isin(round(u * 2), round(v * 2))", "isin(u, u[3], invert=True)", "meshgrid(w, w[:4])[1]",
         "meshgrid(w[:2], w, w[:3], indexing='ij')[2]", "broadcast_arrays(w, u[0, :, :1])[1]", "unstack(u, axis=-1)[4]",
