@@ -293,7 +293,7 @@ TEST(eval_errors)
     CHECK(fails(&e, "'abc' + u", "operator '+' does not apply to a string", 0));
     CHECK(fails(&e, "-None", "operator '-' does not apply to None", 0));
     CHECK(fails(&e, "u[u > 1]", "x[mask]: its size depends on the data and is counted first", 0)); /* no ex_set_spec */
-    CHECK(fails(&e, "u[[0, 1], [1]]", "only one array index per subscript is supported", 0));
+    CHECK(fails(&e, "u[[0, 1], [1, 2, 3]]", "array indices of lengths 2 and 3 do not broadcast", 0));
     CHECK(fails(&e, "u[[0, 99]]", "out of bounds", 1));
     CHECK(fails(&e, "meshgrid(u, k)", "meshgrid: array 0 has 2 dimensions", 1));
     CHECK(fails(&e, "meshgrid(k, indexing='yx')", "indexing must be 'xy' or 'ij'", 0));
