@@ -150,8 +150,8 @@ def slogdet(x, /):
 
 
 def eigh(x, /):
-    """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix
-    (its lower triangle is read)."""
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of each symmetric,
+    or complex Hermitian, matrix (its lower triangle is read)."""
     _square("eigh", x)
     dt = _float(x.dtype)
     return EighResult(*_per_matrix(x, lambda a, idx: _decomp("eigh", a),
