@@ -280,6 +280,9 @@ TEST(eval_errors)
     CHECK(fails(&e, "take(u, u[0])", "take(): indices must be integer, not float32", 0));
     CHECK(fails(&e, "repeat(k, (1, 2))", "repeat(): 2 repeat counts for an axis of length", 0));
     CHECK(fails(&e, "repeat(u, (1, -2, 0, 0, 0, 0), axis=0)", "repeat counts must not be negative (count 1 is -2)", 0));
+    /* the sum would overflow */
+    CHECK(fails(&e, "repeat(u, (576460752303423487, 9223372036854775807, 0, 0, 0, 0), axis=0)",
+                "the repeat counts add up to too many elements", 0));
     CHECK(fails(&e, "tensordot(u, u, axes=((0,), (0, 1)))", "tensordot(): the two axis lists differ in length", 0));
     CHECK(fails(&e, "vecdot(u, k[:6])", "vecdot: shapes (6, 10) and (6,) differ along axis -1", 1));
     CHECK(fails(&e, "k.T + (1).T", "'.T' applies to arrays, not an integer", 0));

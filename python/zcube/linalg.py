@@ -206,7 +206,7 @@ def pinv(x, /, *, rtol=None):
     v, uh = matrix_transpose(vh), matrix_transpose(u)
     if x.dtype.kind == "c":  # V diag(1/s) Uᴴ
         v, uh = conj(v), conj(uh)
-    return matmul(v * _cast(sinv, _real(v.dtype))[..., None, :], uh)
+    return matmul(v * sinv[..., None, :], uh)
 
 
 def matrix_rank(x, /, *, rtol=None):

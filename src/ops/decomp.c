@@ -385,17 +385,17 @@ static int qr_impl(held *k, zc_array *a, zc_array **q, zc_array **r)
     return 0;
 }
 
-static int qr_one(zc_array *m, zc_array **const *o, void *ctx)
+static int qr_one(zc_array *const *m, zc_array **const *o, void *ctx)
 {
     (void)ctx;
-    return zc_qr(m, o[0], o[1]);
+    return zc_qr(m[0], o[0], o[1]);
 }
 
 int zc_qr(zc_array *a, zc_array **q, zc_array **r)
 {
     zc__err_clear();
     if (!q && !r) return zc__err(ZC_EINVAL, "zc_qr: no output asked for (q and r are NULL)");
-    if (a && a->ndim > 2) return decomp_stack("qr", a, 2, (zc_array **const[]){q, r}, qr_one, NULL);
+    if (a && a->ndim > 2) return decomp_stack("qr", 1, &a, (int[]){2}, 2, (zc_array **const[]){q, r}, qr_one, NULL);
     if (q) *q = NULL;
     if (r) *r = NULL;
     held k = {.n = 0};
@@ -446,17 +446,18 @@ static int svd_any(held *k, zc_array *a64, zc_array **u, zc_array **s, zc_array 
     return 0;
 }
 
-static int svd_one(zc_array *m, zc_array **const *o, void *ctx)
+static int svd_one(zc_array *const *m, zc_array **const *o, void *ctx)
 {
     (void)ctx;
-    return zc_svd(m, o[0], o[1], o[2]);
+    return zc_svd(m[0], o[0], o[1], o[2]);
 }
 
 int zc_svd(zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
 {
     zc__err_clear();
     if (!u && !s && !vt) return zc__err(ZC_EINVAL, "zc_svd: no output asked for");
-    if (a && a->ndim > 2) return decomp_stack("svd", a, 3, (zc_array **const[]){u, s, vt}, svd_one, NULL);
+    if (a && a->ndim > 2)
+        return decomp_stack("svd", 1, &a, (int[]){2}, 3, (zc_array **const[]){u, s, vt}, svd_one, NULL);
     held k = {.n = 0};
     zc_array *a64, *ru = NULL, *rs = NULL, *rv = NULL;
     int rc = as_f64(&k, "svd", "a", a, 2, true, &a64);
@@ -470,17 +471,18 @@ int zc_svd(zc_array *a, zc_array **u, zc_array **s, zc_array **vt)
     return rc;
 }
 
-static int svdvals_one(zc_array *m, zc_array **const *o, void *ctx)
+static int svdvals_one(zc_array *const *m, zc_array **const *o, void *ctx)
 {
     (void)ctx;
-    return zc_svdvals(m, o[0]);
+    return zc_svdvals(m[0], o[0]);
 }
 
 int zc_svdvals(zc_array *a, zc_array **s)
 {
     zc__err_clear();
     if (!s) return zc__err(ZC_EINVAL, "zc_svdvals: NULL output");
-    if (a && a->ndim > 2) return decomp_stack("svdvals", a, 1, (zc_array **const[]){s}, svdvals_one, NULL);
+    if (a && a->ndim > 2)
+        return decomp_stack("svdvals", 1, &a, (int[]){2}, 1, (zc_array **const[]){s}, svdvals_one, NULL);
     held k = {.n = 0};
     zc_array *a64, *rs = NULL;
     int rc = as_f64(&k, "svdvals", "a", a, 2, true, &a64);
@@ -605,11 +607,19 @@ static int square(const char *fn, const zc_array *a)
     return 0;
 }
 
+static int solve_one(zc_array *const *m, zc_array **const *o, void *ctx)
+{
+    (void)ctx;
+    return zc_solve(m[0], m[1], o[0]);
+}
+
 int zc_solve(zc_array *a, zc_array *b, zc_array **x)
 {
     zc__err_clear();
     if (!x) return zc__err(ZC_EINVAL, "zc_solve: NULL output");
-    if (a && b && (a->ndim > 2 || b->ndim > 2)) return decomp_solve_stack(a, b, x);
+    if (a && b && (a->ndim > 2 || b->ndim > 2)) /* stacks of systems: b is (M,) for every one, or (..., M, K) */
+        return decomp_stack("solve", 2, (zc_array *[]){a, b}, (int[]){2, b->ndim == 1 ? 1 : 2}, 1,
+                            (zc_array **const[]){x}, solve_one, NULL);
     held k = {.n = 0};
     zc_array *a64 = NULL, *b64 = NULL, *r = NULL;
     int rc = as_f64(&k, "solve", "a", a, 2, true, &a64);
@@ -639,10 +649,10 @@ typedef struct {
 
 static int square_results(const char *fn, zc_array *a, int n, const la_op *ops, const int *nd, zc_array **const *outs);
 
-static int square_one(zc_array *m, zc_array **const *o, void *ctx)
+static int square_one(zc_array *const *m, zc_array **const *o, void *ctx)
 {
     const square_ctx *c = ctx;
-    return square_results(c->fn, m, c->n, c->ops, c->nd, o);
+    return square_results(c->fn, m[0], c->n, c->ops, c->nd, o);
 }
 
 /* The n results of one square matrix a: outs[i] (skipped when NULL, at least one
@@ -656,7 +666,7 @@ static int square_results(const char *fn, zc_array *a, int n, const la_op *ops, 
     if (!any) return zc__err(ZC_EINVAL, "zc_%s: no output asked for", fn);
     if (a && a->ndim > 2) {
         square_ctx c = {fn, n, ops, nd};
-        return decomp_stack(fn, a, n, outs, square_one, &c);
+        return decomp_stack(fn, 1, &a, (int[]){2}, n, outs, square_one, &c);
     }
     held k = {.n = 0};
     zc_array *a64, *r[2] = {NULL, NULL};

@@ -165,12 +165,15 @@ int ex_fn_repeat(ex_ctx *e, const ex_fdef *f, const ex_node *call, ex_value *arg
     }
     rc = 0;
     if (nr != len)
-        rc = ex_fail(args[1].col, "repeat(): %lld repeat counts for an axis of length %lld", (long long)nr, (long long)len);
+        rc = ex_fail(args[1].col, "repeat(): %lld repeat counts for an axis of length %lld", (long long)nr,
+                     (long long)len);
     for (int64_t k = 0; rc == 0 && k < nr; k++) {
         if (r[k] < 0) rc = ex_fail(args[1].col, "repeat(): repeat counts must not be negative (count %lld is %lld)",
                                    (long long)k, (long long)r[k]);
-        else if ((total += r[k]) > INT64_MAX / 16)
+        else if (r[k] > INT64_MAX / 16 - total) /* checked before adding: the sum itself must not overflow */
             rc = ex_fail(args[1].col, "repeat(): the repeat counts add up to too many elements");
+        else
+            total += r[k];
     }
     if (rc == 0) rc = ex_check_held(args[1].col, "repeat(): the indices of per-element repeats", total);
     int64_t *idx = rc == 0 ? malloc(sizeof *idx * (size_t)(total ? total : 1)) : NULL;

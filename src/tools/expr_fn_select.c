@@ -36,8 +36,7 @@ static int index_values(ex_ctx *e, const ex_value *v, const char *what, int64_t 
     if (ex_array_info(e, v, ndim, shape, NULL, &dt) < 0) return -1;
     if (*ndim > 1) return ex_fail(v->col, "%s must have 1 dimension (it has %d)", what, *ndim);
     if (dt < ZC_INT8 || dt > ZC_UINT64)
-        return ex_fail(v->col, "%s must be integer%s, not %s", what, strcmp(what, "an array index") ? "" : " or bool",
-                       zc_dtype_name(dt));
+        return ex_fail(v->col, "%s must be integer, not %s", what, zc_dtype_name(dt));
     *n = *ndim ? shape[0] : 1;
     if (ex_check_held(v->col, what, *n) < 0) return -1;
     zc_array *i64;
@@ -123,7 +122,8 @@ int ex_int_arrays_index(ex_ctx *e, zc_array *x, const ex_value *items, int nitem
         }
         if ((rc = ex_int_values(e, v, "an array index", &vals[k], &len[k], &nd)) < 0) break;
         if (len[k] != 1 && n != 1 && len[k] != n)
-            rc = ex_fail(v->col, "array indices of lengths %lld and %lld do not broadcast", (long long)n, (long long)len[k]);
+            rc = ex_fail(v->col, "array indices of lengths %lld and %lld do not broadcast", (long long)n,
+                         (long long)len[k]);
         else if (len[k] != 1)
             n = len[k];
         for (int64_t j = 0; rc == 0 && j < len[k]; j++) {

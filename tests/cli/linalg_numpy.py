@@ -263,12 +263,16 @@ stack_cases = [
     ("matrix_power(s, -1)", np.linalg.inv(st)), ("solve(s, s)", np.linalg.solve(st, st)),
     ("solve(s, s[0])", np.linalg.solve(st, np.broadcast_to(st[0], st.shape))),
     ("solve(s[:1], s)", np.linalg.solve(np.broadcast_to(st[:1], st.shape), st)),
-    ("solve(s, s[0, 0])", np.linalg.solve(st, np.broadcast_to(st[0, 0], (3, 4))[..., None])[..., 0]), ("det(s[:0])", np.zeros((0,))), ("svdvals(t[:0])", np.zeros((0, 4))),
+    ("solve(s, s[0, 0])", np.linalg.solve(st, np.broadcast_to(st[0, 0], (3, 4))[..., None])[..., 0]),
+    ("solve(s[:0], s[:0])", np.zeros((0, 4, 4))), ("det(s[:0])", np.zeros((0,))), ("svdvals(t[:0])", np.zeros((0, 4))),
 ]
 for expr, ref in stack_cases:
     got, err = ev(expr, ins)
     ref = np.asarray(ref)
     close(None if got is None else np.asarray(got, dtype=ref.dtype), ref, 1e-10, "%s %s" % (expr, err))
+
+_, err = ev("solve(s[:2], s)", ins)
+check("do not broadcast in dimension 0 (2 and 3)" in err, "solve of stacks 2 and 3 refused: " + err)
 
 
 def factors(exprs, what):
