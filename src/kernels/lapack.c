@@ -1,5 +1,5 @@
-/* kernels/lapack.c — dense float64 (and, for QR, SVD, det and Cholesky, complex128)
- * kernels over LAPACKE/OpenBLAS (see lapack.h).
+/* kernels/lapack.c — dense float64 (and, except for lstsq and the randomized SVD's
+ * products, complex128) kernels over LAPACKE/OpenBLAS (see lapack.h).
  *
  * A row-major m×n buffer read as column-major is the n×m transpose. Where that
  * is what LAPACK wants, no copy is transposed: the SVD factors Aᵀ (its U is our

@@ -4,8 +4,8 @@
  * Every matrix in and out is row-major (C order), as the engine's regions are.
  * The kernels taking `cx` also work on complex128 when it is set (Cholesky of a
  * Hermitian matrix, svd giving Vᴴ): every buffer then holds (re, im) pairs of
- * doubles (the *_bytes likewise), except the SVD's s and slogdet's log|det|,
- * real either way.
+ * doubles (the *_bytes likewise), except the SVD's s, slogdet's log|det| and
+ * eigh's eigenvalues, real either way.
  * The kernels copy what LAPACK needs into column-major workspaces allocated
  * with zc__malloc (so a task's measured memory includes them); the *_bytes
  * functions give that workspace for the projections, from LAPACK's own

@@ -1,9 +1,10 @@
 /* plan/decomp.h — the NODE_DECOMP kind: one node kind for the dense linear
  * algebra operations (ops/decomp.c builds them, kernels/lapack.c computes), its
  * `op` saying which. Values are float64 (the ops convert float32 inputs
- * first), except the rank of lstsq (int64); QR, SVD, the determinant and
- * Cholesky (decomp_complex_ok) also take complex128 inputs (complex64 converted), their
- * results complex128 but for the singular values and log|det| (decomp_dtype). Every decomp node is materialized
+ * first), except the rank of lstsq (int64); QR, SVD, the determinant, Cholesky,
+ * inv, solve and eigh (decomp_complex_ok) also take complex128 inputs (complex64
+ * converted), their results complex128 but for the singular values, log|det| and
+ * the eigenvalues (decomp_dtype). Every decomp node is materialized
  * (plan.c): a task computes one whole block, never part of one.
  *
  *   TSQR_R   inputs A (m×n, m ≥ n), `band` rows per task: block i is the R factor

@@ -465,7 +465,8 @@ static int fs_prune(store *s, const char *prefix)
 {
     fs_store *fs = (fs_store *)s;
     int dfd = openat(fs->root_fd, *prefix ? prefix : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd < 0) return errno == ENOENT || errno == ENOTDIR ? 0 : zc__err_sys(errno, "opening \"%s\" in %s", prefix, fs->root);
+    if (dfd < 0)
+        return errno == ENOENT || errno == ENOTDIR ? 0 : zc__err_sys(errno, "opening \"%s\" in %s", prefix, fs->root);
     bool empty;
     return prune_below(fs, dfd, 0, &empty);
 }
