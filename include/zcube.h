@@ -124,6 +124,16 @@ ZC_API void zc_errmsg_r(char *buf, size_t size);
  *         0 otherwise (outputs untouched).
  */
 ZC_API int zc_errmem(size_t *projected, size_t *allowed);
+/**
+ * After a plan refused for its memory bound (ZC_EMEMBOUND from zc_plan_create,
+ * zc_compute, ...): the smallest allowed_mem (bytes, a multiple of 100 kB,
+ * found to within 1% by planning again) with which the same computation is
+ * planned, as zc_errmsg() states it. The reserve follows it when
+ * reserved_mem is automatic. Valid as zc_errmsg() is.
+ * @return 1 with the figure; 0 when no bound up to 16 TiB fits, the failure
+ *         was not such a refusal, or planning failed otherwise (untouched).
+ */
+ZC_API int zc_errmem_fit(size_t *allowed_mem);
 
 /* ===================================================================== 3. Memory [stable] */
 

@@ -186,6 +186,22 @@ TEST(memory_bound_refuses_before_work)
              (double)allowed / 1e6);
     CHECK(strstr(zc_errmsg(), figs) != NULL);
     CHECK(zc_errmem(NULL, NULL) == 1);
+    /* the smallest allowed_mem that fits, said and given: planned again, it fits;
+     * 2% less (beyond the search's 1%) does not */
+    size_t fit = 0;
+    CHECK(zc_errmem_fit(&fit) == 1);
+    CHECK(fit > s.allowed_mem && fit % 100000 == 0);
+    snprintf(figs, sizeof figs, "the smallest allowed_mem this plan fits is %.1f MB", (double)fit / 1e6);
+    CHECK(strstr(zc_errmsg(), figs) != NULL);
+    zc_spec s2 = spec_mem(100);
+    s2.allowed_mem = fit; /* the same fixed reserve as the search had */
+    zc_plan *zp;
+    CHECK_OK(zc_plan_create(&s2, 1, &m, &t, &zp));
+    zc_plan_free(zp);
+    s2.allowed_mem = fit / 100 * 98;
+    CHECK_ERR(zc_plan_create(&s2, 1, &m, &t, &zp), ZC_EMEMBOUND, "smallest allowed_mem");
+    size_t fit2 = 0;
+    CHECK(zc_errmem_fit(&fit2) == 1 && fit2 >= fit / 100 * 98);
     zc_node_kind kind;
     CHECK_OK(zc_node_kind_at(st, "out", &kind, NULL));
     CHECK(zc_errmem(&projected, NULL) == 0); /* the next call cleared them */

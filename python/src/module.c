@@ -2,17 +2,19 @@
  * Node type (one zc_array reference) and module set-up. */
 #include "zcpy.h"
 
-static PyObject *error_factory; /* zcube._errors.make(code, name, message[, projected, allowed]) */
+static PyObject *error_factory; /* zcube._errors.make(code, name, message[, projected, allowed, fits]) */
 
-/* Raise the factory's exception; a memory-bound refusal's figures (fig) go with it. */
-static PyObject *raise_exc(int rc, const char *msg, int fig, size_t projected, size_t allowed)
+/* Raise the factory's exception; a memory-bound refusal's figures (fig) go with
+ * it, and the smallest allowed_mem that fits (0: not known). */
+static PyObject *raise_exc(int rc, const char *msg, int fig, size_t projected, size_t allowed, size_t fits)
 {
     if (!error_factory) {
         PyErr_Format(PyExc_RuntimeError, "%s: %s", zc_errname(rc), msg);
         return NULL;
     }
-    PyObject *exc = fig ? PyObject_CallFunction(error_factory, "issKK", rc, zc_errname(rc), msg,
-                                                (unsigned long long)projected, (unsigned long long)allowed)
+    PyObject *exc = fig ? PyObject_CallFunction(error_factory, "issKKK", rc, zc_errname(rc), msg,
+                                                (unsigned long long)projected, (unsigned long long)allowed,
+                                                (unsigned long long)fits)
                         : PyObject_CallFunction(error_factory, "iss", rc, zc_errname(rc), msg);
     if (!exc) return NULL;
     PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
@@ -20,16 +22,17 @@ static PyObject *raise_exc(int rc, const char *msg, int fig, size_t projected, s
     return NULL;
 }
 
-PyObject *zcpy_raise_msg(int rc, const char *msg) { return raise_exc(rc, msg, 0, 0, 0); }
+PyObject *zcpy_raise_msg(int rc, const char *msg) { return raise_exc(rc, msg, 0, 0, 0, 0); }
 
 PyObject *zcpy_raise(int rc)
 {
     char msg[2048];
-    size_t projected = 0, allowed = 0;
+    size_t projected = 0, allowed = 0, fits = 0;
     int fig = rc == ZC_EMEMBOUND && zc_errmem(&projected, &allowed);
+    if (fig) zc_errmem_fit(&fits);
     zc_errmsg_r(msg, sizeof msg);
     if (!msg[0]) snprintf(msg, sizeof msg, "%s", zc_strerror(rc));
-    return raise_exc(rc, msg, fig, projected, allowed);
+    return raise_exc(rc, msg, fig, projected, allowed, fits);
 }
 
 static PyObject *set_error_factory(PyObject *self, PyObject *f)

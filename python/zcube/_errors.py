@@ -96,6 +96,7 @@ _UNITS = {"B": 1, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
 _NUM = r"([0-9.]+) ?([KMGT]?i?B|kB)"
 _OP = re.compile(r"needs " + _NUM + r" per task, more than the " + _NUM + r" allowed")
 _RECHUNK = re.compile(r"needs " + _NUM + r" per task at best, allowed " + _NUM)
+_FITS = re.compile(r"the smallest allowed_mem this plan fits is " + _NUM)
 
 
 def _bytes(num, unit):
@@ -106,15 +107,20 @@ class MemoryBoundError(ZcubeError, MemoryError):
     """ZC_EMEMBOUND: the plan was refused before any work because a task would
     need more memory than allowed. `projected` and `allowed` are bytes per task,
     exact from the library (zc_errmem) for a refused plan; `allowed` is
-    allowed_mem - reserved_mem, the part tasks may use. Without those figures
-    (an error raised from a message alone) they are read from the message,
-    rounded to its printed precision (0.1 MB), or None."""
+    allowed_mem - reserved_mem, the part tasks may use. `fits` is the smallest
+    allowed_mem (bytes) with which the same computation is planned, found by
+    the library to within 1% (zc_errmem_fit), or None when no bound fits.
+    Without the library's figures (an error raised from a message alone) they
+    are read from the message, rounded to its printed precision (0.1 MB), or
+    None."""
 
-    def __init__(self, message, code=None, errname=None, projected=None, allowed=None):
+    def __init__(self, message, code=None, errname=None, projected=None, allowed=None, fits=None):
         super().__init__(message, code, errname)
         m = _OP.search(message) or _RECHUNK.search(message)
         self.projected = projected if projected is not None else _bytes(*m.group(1, 2)) if m else None
         self.allowed = allowed if allowed is not None else _bytes(*m.group(3, 4)) if m else None
+        f = _FITS.search(message)
+        self.fits = fits if fits else _bytes(*f.group(1, 2)) if f else None
 
 
 class InternalError(ZcubeError):
@@ -130,9 +136,9 @@ _BY_NAME = {
 }
 
 
-def _make(code, errname, message, projected=None, allowed=None):
+def _make(code, errname, message, projected=None, allowed=None, fits=None):
     if projected is not None:
-        return MemoryBoundError(message, code, errname, projected, allowed)
+        return MemoryBoundError(message, code, errname, projected, allowed, fits)
     return _BY_NAME.get(errname, ZcubeError)(message, code, errname)
 
 

@@ -13,6 +13,8 @@ static _Thread_local struct {
     size_t projected, allowed;
     bool set;
 } memfig;
+/* the smallest allowed_mem the refused plan fits (0: not known) */
+static _Thread_local size_t memfit;
 
 const char *zc_strerror(int status)
 {
@@ -50,10 +52,20 @@ int zc_errmem(size_t *projected, size_t *allowed)
     return 1;
 }
 
+int zc_errmem_fit(size_t *allowed_mem)
+{
+    if (!memfit) return 0;
+    if (allowed_mem) *allowed_mem = memfit;
+    return 1;
+}
+
+void zc__err_mem_fit(size_t allowed_mem) { memfit = allowed_mem; }
+
 void zc__err_clear(void)
 {
     errmsg[0] = 0;
     memfig.set = false;
+    memfit = 0;
 }
 
 void zc__err_set_text(const char *msg)
@@ -61,6 +73,7 @@ void zc__err_set_text(const char *msg)
     if (msg != errmsg) {
         snprintf(errmsg, sizeof errmsg, "%s", msg ? msg : "");
         memfig.set = false;
+        memfit = 0;
     }
 }
 
@@ -71,6 +84,7 @@ void zc__err_msg(const char *fmt, ...)
     vsnprintf(errmsg, sizeof errmsg, fmt, ap);
     va_end(ap);
     memfig.set = false;
+    memfit = 0;
 }
 
 int zc__err_mem(size_t projected, size_t allowed, const char *fmt, ...)
@@ -82,6 +96,7 @@ int zc__err_mem(size_t projected, size_t allowed, const char *fmt, ...)
     memfig.projected = projected;
     memfig.allowed = allowed;
     memfig.set = true;
+    memfit = 0;
     return ZC_EMEMBOUND;
 }
 

@@ -25,6 +25,9 @@ void zc__err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* As zc__err for ZC_EMEMBOUND, also keeping the refusal's figures: bytes per
  * task projected and allowed (zc_errmem). Returns ZC_EMEMBOUND. */
 int zc__err_mem(size_t projected, size_t allowed, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* After a ZC_EMEMBOUND: the smallest allowed_mem the refused plan fits
+ * (zc_errmem_fit), until the thread's next error. */
+void zc__err_mem_fit(size_t allowed_mem);
 /* Prepend "<prefix>: " to the thread's message and return `code`. */
 int zc__err_wrap(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Map an errno value to a ZC_E* code. */

@@ -1,7 +1,9 @@
 /* plan/plan_object.c — the public plan handle: made once by the planner, then
  * described, saved (exec/plan_exec.c, plan/serialize.c) and executed any
  * number of times (see plan.h, struct zc_plan). */
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +95,68 @@ int plan_object(plan *p, const zc_spec *spec, const zc_target *targets, zc_plan 
     return 0;
 }
 
+/* The plan under spec (plan_spec's), its targets' compressor state counted. */
+static int plan_make(const zc_spec *sp, int n, zc_array *const *arrays, const zc_target *targets, plan *p)
+{
+    ZC_TRY(plan_build(sp, n, arrays, p));
+    int rc = plan_project_targets(p, targets, sp->allowed_mem);
+    if (rc < 0) plan_free(p);
+    return rc;
+}
+
+/* Whether a plan is made with spec's allowed_mem set to `allowed` (an automatic
+ * reserve follows it); *other: it failed for another reason than the bound. */
+static bool fits(const zc_spec *spec, size_t allowed, int n, zc_array *const *arrays, const zc_target *targets,
+                 bool *other)
+{
+    zc_spec s = *spec, sp;
+    s.allowed_mem = allowed;
+    plan p;
+    int rc = plan_spec(&s, &sp);
+    if (rc == 0) rc = plan_make(&sp, n, arrays, targets, &p);
+    if (rc == 0) plan_free(&p);
+    *other = rc < 0 && rc != ZC_EMEMBOUND;
+    return rc == 0;
+}
+
+#define FIT_STEP ((size_t)100000)     /* the smallest fitting bound is found to 0.1 MB, */
+#define FIT_MAX ((size_t)1 << 44)     /* up to 16 TiB */
+
+/* A plan refused for spec's bound: the refusal again, saying the smallest
+ * allowed_mem that would make the plan. What a bound admits (an FFT's
+ * algorithm, a rechunk's stages, TSQR's bands) changes with it, so it is found
+ * by planning again: doubling, then bisecting to 1% on multiples of 0.1 MB,
+ * each candidate planned in full (planning costs O(operations)); the figure
+ * said is one that was planned. */
+static int refuse_with_fit(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets)
+{
+    char msg[ZC_ERRMSG_MAX];
+    size_t projected = 0, allowed = 0;
+    int fig = zc_errmem(&projected, &allowed);
+    zc_errmsg_r(msg, sizeof msg);
+    size_t lo = spec->allowed_mem / FIT_STEP, hi = lo < 1 ? 1 : 2 * lo, fit = 0; /* in FIT_STEPs */
+    bool other = false;
+    while (hi <= FIT_MAX / FIT_STEP && !other && !fits(spec, hi * FIT_STEP, n, arrays, targets, &other)) {
+        lo = hi;
+        hi *= 2;
+    }
+    if (hi <= FIT_MAX / FIT_STEP && !other) {
+        while (hi - lo > (hi / 100 > 1 ? hi / 100 : 1) && !other) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (fits(spec, mid * FIT_STEP, n, arrays, targets, &other)) hi = mid;
+            else lo = mid;
+        }
+        fit = other ? 0 : hi * FIT_STEP;
+    }
+    zc__err_clear();
+    if (!fit) return fig ? zc__err_mem(projected, allowed, "%s", msg) : zc__err(ZC_EMEMBOUND, "%s", msg);
+    char text[ZC_ERRMSG_MAX + 96];
+    snprintf(text, sizeof text, "%s; the smallest allowed_mem this plan fits is %.1f MB", msg, (double)fit / 1e6);
+    int rc = fig ? zc__err_mem(projected, allowed, "%s", text) : zc__err(ZC_EMEMBOUND, "%s", text);
+    zc__err_mem_fit(fit);
+    return rc;
+}
+
 int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, zc_plan **out)
 {
     zc__err_clear();
@@ -103,12 +167,9 @@ int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc
     zc_spec sp;
     ZC_TRY(plan_spec(spec, &sp));
     plan p;
-    ZC_TRY(plan_build(&sp, n, arrays, &p));
-    int rc = plan_project_targets(&p, targets, sp.allowed_mem);
-    if (rc < 0) {
-        plan_free(&p);
-        return rc;
-    }
+    int rc = plan_make(&sp, n, arrays, targets, &p);
+    if (rc == ZC_EMEMBOUND) return refuse_with_fit(spec, n, arrays, targets);
+    if (rc < 0) return rc;
     return plan_object(&p, &sp, targets, out);
 }
 

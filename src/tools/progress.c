@@ -3,6 +3,7 @@
 #include "progress.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -206,7 +207,7 @@ int progress_print_plan(FILE *f, const char *plan_json, const char *out_name)
             out_name ? " for " : "", out_name ? out_name : "", nops, nops == 1 ? "" : "s", tk, inter, lim);
     fprintf(f, "  %-28s %-18s %-14s %-12s %10s %11s  %-7s %s\n", "operation", "shape", "chunks", "dtype", "tasks",
             "projected", "inputs", "fused");
-    int over = 0;
+    int over = 0, from_reserve = 0;
     long long peak = -1;
     for (size_t i = 0; i < nops; i++) {
         const json_t *o = json_array_get(ops, i);
@@ -219,19 +220,25 @@ int progress_print_plan(FILE *f, const char *plan_json, const char *out_name)
         fused_text(fused, sizeof fused, json_object_get(o, "fused"));
         inputs_text(inputs, sizeof inputs, json_object_get(o, "inputs"));
         const char *dt = json_string_value(json_object_get(o, "dtype"));
-        int exceeds = limit > 0 && pm > limit;
+        /* an output stage's compressor state comes from the reserve (plan/target_mem.c):
+         * above the bound per task, it is still within allowed_mem */
+        bool output = json_is_true(json_object_get(o, "output"));
+        int exceeds = limit > 0 && pm > limit && !output, reserve = limit > 0 && pm > limit && output;
         over += exceeds;
+        from_reserve += reserve;
         const char *stream = json_string_value(json_object_get(o, "stream"));
         fprintf(f, "  %-28s %-18s %-14s %-12s %10lld %11s  %-7s %s%s%s%s%s%s\n", op_name(o), shape, chunks,
                 dt ? dt : "-", iget(o, "tasks"), proj, inputs, fused, stream ? " (" : "", stream ? stream : "",
-                stream ? ")" : "", json_is_true(json_object_get(o, "output")) ? " -> output" : "",
-                exceeds ? "  ** exceeds the memory bound **" : "");
+                stream ? ")" : "", output ? " -> output" : "",
+                exceeds ? "  ** exceeds the memory bound **" : reserve ? "  (its compressor from the reserve)" : "");
     }
     if (peak >= 0) {
         char pk[32];
         cli_format_bytes(pk, sizeof pk, (uint64_t)peak);
         fprintf(f, "largest projected task memory: %s of %s allowed%s\n", pk, lim,
-                over ? ": compute would refuse (use smaller chunks or raise --allowed-mem)" : "");
+                over           ? ": compute would refuse (use smaller chunks or raise --allowed-mem)"
+                : from_reserve ? ", an output's compressor state within the reserve"
+                               : "");
     }
     json_decref(doc);
     return 0;

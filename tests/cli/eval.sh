@@ -235,6 +235,11 @@ expect_fail 1 "bitwise_and" eval 'u & 1' --in u=$U -o $O
 # the memory bound: refused before any work, with the library's figures
 expect_fail 1 "allowed" eval 'm * 2' --in m=$TMP/m.zarr -o $O --allowed-mem 1MB
 [ -e "$O/.zarray" ] || [ -e "$O/zarr.json" ] && fail "a refused computation wrote its output"
+# ... naming the smallest bound that fits, which then runs
+FIT=$(sed -n 's/.*the smallest allowed_mem this plan fits is \([0-9.]*\) MB.*/\1MB/p' "$TMP/err")
+[ -n "$FIT" ] || fail "the refusal names no smallest bound: $(cat "$TMP/err")"
+expect_ok eval 'm * 2' --in m=$TMP/m.zarr -o $O --allowed-mem "$FIT"
+rm -rf "$O"
 
 # ---- errors in options and --in
 expect_fail 2 "--in: '1u' is not a name" eval 'u' --in 1u=$U -o $O

@@ -35,9 +35,12 @@ def test_refused_plan_before_any_work(tmp_path):
     assert "allowed_mem" in str(e)
     assert calls == [] and not work.exists()  # no task ran, nothing written
     assert isinstance(e, MemoryError) and isinstance(e, zc.ZcubeError)
-    # the same computation within a larger bound runs
-    out = (x * 2).sum(axis=0).compute(spec=zc.Spec(allowed_mem="100MB"))
-    assert out.shape == (2000,)
+    # the smallest bound that fits, found by the library and said in the message
+    assert e.fits > spec.allowed_mem and e.fits % 100_000 == 0
+    assert f"the smallest allowed_mem this plan fits is {e.fits / 1e6:.1f} MB" in str(e)
+    # the same computation within that bound runs
+    out = (x * 2).sum(axis=0).compute(spec=zc.Spec(allowed_mem=e.fits, reserved_mem="1MB"))
+    np.testing.assert_allclose(out, (x * 2).sum(axis=0).compute(spec=zc.Spec(allowed_mem="100MB")))
 
 
 def test_refused_for_the_compressor_carries_its_figures(tmp_path):
