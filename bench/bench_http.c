@@ -2,7 +2,10 @@
  * from a URL (http://, s3://) through the public API, whole or as a list of
  * crops, and print {"seconds", "cpu_s", "bytes", "checksum"} as JSON.
  *
- *   bench_http URL                         the whole array, once
+ *   bench_http URL [--prealloc]            the whole array, once; with
+ *       --prealloc into a buffer allocated and touched before the timing, the
+ *       checksum after it (the transfer-only comparison with curl, which
+ *       writes to /dev/null: no fresh 1 GiB of pages, no checksum pass)
  *   bench_http URL --regions FILE [--workers N]
  *       FILE: one crop a line, "start stop" per dimension; N threads (default
  *       1) take crops in turn, each with its own buffer (the store is shared).
@@ -11,6 +14,7 @@
  * the same as http_ref.py computes for zarr-python's reads. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,7 @@ static int64_t (*boxes)[2 * ZC_MAX_DIMS];
 static size_t nboxes;
 static atomic_size_t next_box;
 static atomic_uint_fast64_t total_sum, total_bytes;
+static void *prealloc; /* --prealloc: the whole array's buffer, touched */
 
 static uint64_t checksum(const void *p, size_t n)
 {
@@ -48,6 +53,11 @@ static void *worker(void *unused)
             sel[d] = (zc_range){boxes[i][2 * d], boxes[i][2 * d + 1], 1};
             n *= (size_t)(sel[d].stop - sel[d].start);
         }
+        if (prealloc) {
+            BENCH_ZC("bench_http", zc_zarr_read(arr, sel, prealloc, n), "reading the array");
+            atomic_fetch_add(&total_bytes, n); /* the checksum after the timing */
+            continue;
+        }
         if (n > cap && !(buf = realloc(buf, cap = n))) {
             fprintf(stderr, "bench_http: out of memory\n");
             exit(1);
@@ -68,9 +78,19 @@ int main(int argc, char **argv)
     }
     const char *regions = NULL;
     int workers = 1;
-    for (int i = 2; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--regions")) regions = argv[i + 1];
-        else if (!strcmp(argv[i], "--workers")) workers = atoi(argv[i + 1]);
+    bool pre = false;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--prealloc")) pre = true;
+        else if (i + 1 < argc && !strcmp(argv[i], "--regions")) regions = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--workers")) workers = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "bench_http: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (pre && regions) {
+        fprintf(stderr, "bench_http: --prealloc reads the whole array (no --regions)\n");
+        return 2;
     }
     zc_store *st;
     BENCH_ZC("bench_http", zc_store_open(argv[1], ZC_STORE_READONLY, &st), argv[1]);
@@ -95,8 +115,19 @@ int main(int argc, char **argv)
         fclose(f);
     } else {
         boxes = calloc(1, sizeof *boxes);
-        for (int d = 0; d < info.ndim; d++) boxes[0][2 * d + 1] = info.shape[d];
+        size_t n = info.itemsize;
+        for (int d = 0; d < info.ndim; d++) {
+            boxes[0][2 * d + 1] = info.shape[d];
+            n *= (size_t)info.shape[d];
+        }
         nboxes = 1;
+        if (pre) {
+            if (!(prealloc = malloc(n ? n : 1))) {
+                fprintf(stderr, "bench_http: out of memory\n");
+                return 1;
+            }
+            memset(prealloc, 0xff, n);
+        }
     }
     pthread_t th[256];
     if (workers < 1 || workers > 256) workers = 1;
@@ -104,11 +135,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < workers; i++) pthread_create(&th[i], NULL, worker, NULL);
     for (int i = 0; i < workers; i++) pthread_join(th[i], NULL);
     double t1 = bench_now(), c1 = bench_cpu_now();
+    if (prealloc) atomic_store(&total_sum, checksum(prealloc, atomic_load(&total_bytes)));
     printf("{\"seconds\": %.4f, \"cpu_s\": %.4f, \"bytes\": %llu, \"checksum\": %llu, \"crops\": %zu}\n", t1 - t0,
            c1 - c0, (unsigned long long)atomic_load(&total_bytes), (unsigned long long)atomic_load(&total_sum),
            regions ? nboxes : 0);
     zc_zarr_close(arr);
     zc_store_close(st);
     free(boxes);
+    free(prealloc);
     return 0;
 }

@@ -50,9 +50,15 @@
 #include "zarr/select.h"
 #include "zarr/shard.h"
 
-#define GROUP_MAX 64
+#define GROUP_MAX 256 /* units of an HTTP/S3 group (its state is sized for it) */
+#define LOCAL_GROUP_MAX 64
 #define GROUP_BYTES ((size_t)12 << 20)
-#define REMOTE_GROUP_BYTES ((size_t)64 << 20) /* HTTP/S3: more requests in flight per group (each a round trip) */
+/* HTTP/S3: more requests in flight per group (each a round trip); with small
+ * units (a shard's inner chunks of 256 KiB) it takes GROUP_MAX units to fill:
+ * 64 of them made a 16 MiB group, one coalesced GET, so two threads had two
+ * transfers in flight (a whole sharded read 1.44-1.51 s against 1.0 s with
+ * 256 units, through 20 ms of latency) */
+#define REMOTE_GROUP_BYTES ((size_t)64 << 20)
 #define MAX_RANGES 8 /* byte ranges per uncompressed unit */
 #define TWO_STEP_MIN ((size_t)256 << 10) /* chunks in blocks this big: read a part's blocks only */
 #define PREFIX ((size_t)4096)            /* first read of such a part: header + block starts */
@@ -397,33 +403,69 @@ out:
     return rc;
 }
 
-/* The units of one group (read_group): their requests and geometry. */
+/* The units of one group (read_group): their requests and geometry, in arrays
+ * of the group's size (group_layout: one allocation). */
 typedef struct {
     read_ctx *r;
     int slot;
     size_t n;                                   /* units */
-    store_req reqs[GROUP_MAX * MAX_RANGES];
-    uint16_t unit_of[GROUP_MAX * MAX_RANGES];   /* the unit of each request */
-    size_t left[GROUP_MAX];                     /* its requests not complete yet */
-    bool late[GROUP_MAX];                       /* read again after the batch: a whole object larger than its
+    store_req *reqs;                            /* n * MAX_RANGES */
+    uint16_t *unit_of;                          /* the unit of each request */
+    size_t *left;                               /* its requests not complete yet */
+    bool *late;                                 /* read again after the batch: a whole object larger than its
                                                  * buffer, or (HTTP/S3) bytes failing their checksum */
-    char keys[GROUP_MAX][KEY_LEN];
-    bool skip[GROUP_MAX];                       /* no request: empty inner chunk or absent shard */
-    size_t lo[GROUP_MAX], hi[GROUP_MAX];        /* bytes of the decoded unit the selection needs */
-    int64_t coords[GROUP_MAX][ZC_MAX_DIMS];
-    size_t reqi[GROUP_MAX], nranges[GROUP_MAX]; /* a unit's requests: reqi[i] .. + nranges[i] */
-    bool two[GROUP_MAX];                        /* request reqi[i] is the prefix of a chunk in blocks */
-    uint64_t whole_len[GROUP_MAX];              /* sharded: the inner chunk's length */
-    const unsigned char *mdata[GROUP_MAX];      /* sharded, shard mapped: the inner chunk in place, no request */
-    const char *mkey[GROUP_MAX];
-    uint64_t moff[GROUP_MAX];
-    store_map_t mm[GROUP_MAX];                  /* unsharded, chunk file mapped */
-    int64_t udst[GROUP_MAX], usrc[GROUP_MAX];   /* unit geometry (unit_geometry), for the second pass */
-    int64_t ucount[GROUP_MAX][ZC_MAX_DIMS], ustride[GROUP_MAX][ZC_MAX_DIMS];
-    bool uwhole[GROUP_MAX];
+    char (*keys)[KEY_LEN];
+    bool *skip;                                 /* no request: empty inner chunk or absent shard */
+    size_t *lo, *hi;                            /* bytes of the decoded unit the selection needs */
+    int64_t (*coords)[ZC_MAX_DIMS];
+    size_t *reqi, *nranges;                     /* a unit's requests: reqi[i] .. + nranges[i] */
+    bool *two;                                  /* request reqi[i] is the prefix of a chunk in blocks */
+    uint64_t *whole_len;                        /* sharded: the inner chunk's length */
+    const unsigned char **mdata;                /* sharded, shard mapped: the inner chunk in place, no request */
+    const char **mkey;
+    uint64_t *moff;
+    store_map_t *mm;                            /* unsharded, chunk file mapped */
+    int64_t *udst, *usrc;                       /* unit geometry (unit_geometry), for the second pass */
+    int64_t (*ucount)[ZC_MAX_DIMS], (*ustride)[ZC_MAX_DIMS];
+    bool *uwhole;
     int rc;                                     /* the first failure while decoding, and its message */
     char msg[ZC_ERRMSG_MAX];
 } group;
+
+/* The bytes of g's arrays for n units, pointed into base unless it is NULL. */
+static size_t group_layout(group *g, unsigned char *base, size_t n)
+{
+    size_t off = 0;
+#define CARVE(field, count)                                                                    \
+    do {                                                                                       \
+        if (base) g->field = (void *)(base + off);                                             \
+        off += (sizeof *g->field * (count) + 15) & ~(size_t)15;                                \
+    } while (0)
+    CARVE(reqs, n * MAX_RANGES);
+    CARVE(unit_of, n * MAX_RANGES);
+    CARVE(left, n);
+    CARVE(late, n);
+    CARVE(keys, n);
+    CARVE(skip, n);
+    CARVE(lo, n);
+    CARVE(hi, n);
+    CARVE(coords, n);
+    CARVE(reqi, n);
+    CARVE(nranges, n);
+    CARVE(two, n);
+    CARVE(whole_len, n);
+    CARVE(mdata, n);
+    CARVE(mkey, n);
+    CARVE(moff, n);
+    CARVE(mm, n);
+    CARVE(udst, n);
+    CARVE(usrc, n);
+    CARVE(ucount, n);
+    CARVE(ustride, n);
+    CARVE(uwhole, n);
+#undef CARVE
+    return off;
+}
 
 /* Decode unit i of group g into place (its request, if any, is complete). */
 static int decode_unit(group *g, size_t i)
@@ -613,32 +655,30 @@ static void unit_arrived(store_req *reqs, size_t k, void *ctx)
     }
 }
 
-static int read_group(void *vctx, size_t gi, int slot)
+static int read_group_in(read_ctx *r, size_t gi, int slot, group *g)
 {
-    read_ctx *r = vctx;
     zc_zarr *a = r->a;
     const zarr_sel *s = &r->s;
     size_t t0 = gi * r->group, t1 = t0 + r->group;
     if (t1 > s->nchunks) t1 = s->nchunks;
     size_t n = t1 - t0;
-    group g; /* not cleared: every field is set below before it is read */
-    g.r = r;
-    g.slot = slot;
-    g.n = n;
-    g.rc = 0;
-    store_req *reqs = g.reqs;
-    char(*keys)[KEY_LEN] = g.keys;
-    bool *skip = g.skip, *two = g.two, *uwhole = g.uwhole;
-    size_t *lo = g.lo, *hi = g.hi, *reqi = g.reqi, *nranges = g.nranges;
-    int64_t(*coords)[ZC_MAX_DIMS] = g.coords, (*ucount)[ZC_MAX_DIMS] = g.ucount, (*ustride)[ZC_MAX_DIMS] = g.ustride;
-    uint64_t *whole_len = g.whole_len, *moff = g.moff;
-    const unsigned char **mdata = g.mdata;
-    const char **mkey = g.mkey;
-    store_map_t *mm = g.mm;
-    int64_t *udst = g.udst, *usrc = g.usrc;
+    g->r = r;
+    g->slot = slot;
+    g->n = n;
+    g->rc = 0;
+    store_req *reqs = g->reqs;
+    char(*keys)[KEY_LEN] = g->keys;
+    bool *skip = g->skip, *two = g->two, *uwhole = g->uwhole;
+    size_t *lo = g->lo, *hi = g->hi, *reqi = g->reqi, *nranges = g->nranges;
+    int64_t(*coords)[ZC_MAX_DIMS] = g->coords, (*ucount)[ZC_MAX_DIMS] = g->ucount, (*ustride)[ZC_MAX_DIMS] = g->ustride;
+    uint64_t *whole_len = g->whole_len, *moff = g->moff;
+    const unsigned char **mdata = g->mdata;
+    const char **mkey = g->mkey;
+    store_map_t *mm = g->mm;
+    int64_t *udst = g->udst, *usrc = g->usrc;
     int rc = 0;
     size_t nreq = 0, arena_need = 0, guess = a->rchunk_nbytes + a->rchunk_nbytes / 16 + 4096;
-    memset(g.two, 0, sizeof g.two);
+    memset(g->two, 0, n * sizeof *g->two);
     for (size_t i = 0; i < n; i++) mm[i].handle = NULL;
     for (size_t i = 0; i < n; i++) {
         int64_t j[ZC_MAX_DIMS], coord[ZC_MAX_DIMS], dst_off, src_off, sstride[ZC_MAX_DIMS], count[ZC_MAX_DIMS];
@@ -776,23 +816,23 @@ static int read_group(void *vctx, size_t gi, int slot)
     /* units without a request first (fill value, mapped), then each unit
      * the moment its bytes are in (on HTTP/S3 while the others arrive) */
     for (size_t i = 0; i < n; i++) {
-        g.left[i] = 0;
-        g.late[i] = false;
+        g->left[i] = 0;
+        g->late[i] = false;
         if (skip[i] || mdata[i]) {
-            if ((rc = decode_unit(&g, i)) < 0) goto out;
+            if ((rc = decode_unit(g, i)) < 0) goto out;
             continue;
         }
-        g.left[i] = nranges[i];
-        for (size_t k = 0; k < nranges[i]; k++) g.unit_of[reqi[i] + k] = (uint16_t)i;
+        g->left[i] = nranges[i];
+        for (size_t k = 0; k < nranges[i]; k++) g->unit_of[reqi[i] + k] = (uint16_t)i;
     }
-    if (nreq && (rc = store_get_many_each(a->st, reqs, nreq, unit_arrived, &g)) < 0) goto out;
-    if (g.rc < 0) {
-        zc__err_set_text(g.msg);
-        rc = g.rc;
+    if (nreq && (rc = store_get_many_each(a->st, reqs, nreq, unit_arrived, g)) < 0) goto out;
+    if (g->rc < 0) {
+        zc__err_set_text(g->msg);
+        rc = g->rc;
         goto out;
     }
     for (size_t i = 0; i < n; i++) { /* read again, into their own buffer */
-        if (!g.late[i]) continue;
+        if (!g->late[i]) continue;
         store_req *q = &reqs[reqi[i]];
         bool mismatch = q->status == 0; /* not a whole object larger than guessed: a checksum mismatch */
         if (q->total > STORED_MAX(a->rchunk_nbytes)) { /* no codec makes that much of a chunk */
@@ -804,7 +844,7 @@ static int read_group(void *vctx, size_t gi, int slot)
         if (q->data != q->buf) zc__free(q->data);
         q->data = q->buf = NULL;
         q->buf_cap = 0;
-        if ((rc = store_get_many(a->st, q, 1)) < 0 || (rc = decode_unit(&g, i)) < 0) {
+        if ((rc = store_get_many(a->st, q, 1)) < 0 || (rc = decode_unit(g, i)) < 0) {
             if (mismatch && rc == ZC_ECHECKSUM) zc__err_wrap(rc, "read twice, and twice the checksum did not match");
             goto out;
         }
@@ -829,6 +869,20 @@ out:
     zc__free(r->arena[slot]);
     r->arena[slot] = NULL;
     r->arena_cap[slot] = 0;
+    return rc;
+}
+/* A group's arrays are allocated for its units (a few KiB each: GROUP_MAX
+ * of them would be too much for the stack of a caller's thread). */
+static int read_group(void *vctx, size_t gi, int slot)
+{
+    read_ctx *r = vctx;
+    size_t t0 = gi * r->group, n = r->s.nchunks - t0 < r->group ? r->s.nchunks - t0 : r->group;
+    group g;
+    unsigned char *mem = zc__malloc(group_layout(&g, NULL, n));
+    if (!mem) return ZC_ENOMEM;
+    group_layout(&g, mem, n);
+    int rc = read_group_in(r, gi, slot, &g);
+    zc__free(mem);
     return rc;
 }
 
@@ -1026,17 +1080,24 @@ int zarr_read_flags(zc_zarr *a, const zc_range *sel, void *dst, size_t dst_size,
         rc = ZC_ENOMEM;
         goto out;
     }
-    /* groups: enough of them to keep every thread busy, each at most GROUP_MAX
-     * units and GROUP_BYTES of decoded data (the fetched objects of a group are
+    /* groups: enough of them to keep every thread busy, each at most
+     * LOCAL_GROUP_MAX units (HTTP/S3: GROUP_MAX) and GROUP_BYTES of decoded data (the fetched objects of a group are
      * in memory at once: small groups reuse the same cached blocks, big ones
      * take fresh pages from the kernel, a page fault per 4 KiB) */
     size_t per = r.s.nchunks / ((size_t)nslots * 4), by_bytes = GROUP_BYTES / (a->rchunk_nbytes ? a->rchunk_nbytes : 1);
+    size_t most = LOCAL_GROUP_MAX;
     if (a->st->io_depth) { /* remote: fewer, bigger groups, so that many requests are in flight */
         per = r.s.nchunks / (size_t)nslots;
         by_bytes = REMOTE_GROUP_BYTES / (a->rchunk_nbytes ? a->rchunk_nbytes : 1);
+        most = GROUP_MAX;
+        /* a small read is one batch on the caller's thread: its requests are in
+         * flight together anyway, and a second group would wait for a pool
+         * thread that other readers' network waits may hold (16 threads each
+         * reading crops of 2-8 inner chunks: 46 ms a crop, two round trips) */
+        if (r.s.nchunks <= by_bytes / 4) per = r.s.nchunks;
     }
     if (per > by_bytes) per = by_bytes;
-    r.group = per < 1 ? 1 : per > GROUP_MAX ? GROUP_MAX : per;
+    r.group = per < 1 ? 1 : per > most ? most : per;
     if (r.scatter && r.map_chunks && !a->m.sharded && nslots > 1 && r.s.nchunks <= SPLIT_UNITS) {
         rc = read_split(&r, p);
         goto out;
