@@ -14,7 +14,13 @@
 #                  256 MiB of complex128), FFT_OOC_MEM its allowed_mem in MiB (default 64).
 #   FFT_T          time steps of the Dask case (default 1000: 2.07 GB); FFT_MEM its
 #                  allowed_mem (default 500MB); FFT_THREADS both peers' threads (default 2).
-#   FFT_CASES      any of incore ooc dask (default all).
+#   FFT_CASES      any of incore ooc dask rechunk (default all).
+#   FFT_RT         time steps of the rechunk case (default 1008: 2.09 GB): chunks
+#                  (24, 360, 720) to (FFT_RT, 60, 60) (issue 17: (24,360,720) ->
+#                  (1008,60,60)), under FFT_RMEM (default 500MB), zcube rechunk
+#                  against Dask's x.rechunk(...).to_zarr, both blosc-lz4 (zarr's
+#                  default), Zarr v2; compute seconds on both sides, as the Dask
+#                  case; both outputs checked equal to the input.
 #   FFT_REPS       runs of the Dask case, Dask and zcube alternating (default 2);
 #                  every run's ratio is printed, the best of each peer too.
 #   FFT_DIR        data dir (default a new dir under /tmp, removed unless FFT_KEEP=1).
@@ -44,7 +50,9 @@ ooc_mem=${FFT_OOC_MEM:-64}
 T=${FFT_T:-1000}
 mem=${FFT_MEM:-500MB}
 threads=${FFT_THREADS:-2}
-cases=${FFT_CASES:-incore ooc dask}
+cases=${FFT_CASES:-incore ooc dask rechunk}
+RT=${FFT_RT:-1008}
+rmem=${FFT_RMEM:-500MB}
 reps=${FFT_REPS:-2}
 py=/usr/bin/python3
 run=()
@@ -132,6 +140,55 @@ print(json.dumps({"case": "rfft_time_vs_dask", "shape": [T, 360, 720], "gbytes":
                   "threads": threads, "zcube_allowed_mem": mem, "best_zcube_compute_s": bz, "best_dask_compute_s": bd,
                   "speed_ratio_of_bests": round(bd / bz, 3),
                   "speed_ratio_min": min(x["speed_ratio"] for x in runs), "runs": runs, **ck}))
+EOF
+fi
+if [[ " $cases " == *" rechunk "* ]]; then
+    if [[ ! -f $data/t24.zarr/.zarray ]] || ! $py -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["shape"][0] != int(sys.argv[2]))' "$data/t24.zarr/.zarray" "$RT"; then
+        log "generating t24.zarr: float64 ($RT, 360, 720), chunks (24, 360, 720)"
+        rm -rf "$data/t24.zarr"
+        $py "$root/bench/fft_dask.py" gen "$data" "$RT" 24 t24
+    fi
+    rc="$RT,60,60"
+    warm() { cat "$data"/t24.zarr/* > /dev/null; }
+    for ((r = 0; r < reps; r++)); do
+        rm -rf "$data/dask_r.zarr" "$data/zcube_r.zarr"
+        warm
+        log "run $((r + 1))/$reps: dask: rechunk to ($rc), $threads threads"
+        "${run[@]}" /usr/bin/time -v -o "$data/dask_r.$r.time" $py "$root/bench/fft_dask.py" rechunk "$data/t24.zarr" \
+            "$data/dask_r.zarr" "$threads" "$rc" > "$data/dask_r.$r.json"
+        warm
+        log "run $((r + 1))/$reps: zcube: rechunk to ($rc) under --allowed-mem $rmem, $threads threads"
+        "${run[@]}" /usr/bin/time -v -o "$data/zcube_r.$r.time" "$build/zcube" rechunk "$data/t24.zarr" "$data/zcube_r.zarr" \
+            --chunks "$rc" --zarr-format 2 --codec blosc:lz4:5:shuffle --allowed-mem "$rmem" --threads "$threads" --json \
+            > "$data/zcube_r.$r.json"
+        echo "$(cut -d' ' -f1 /proc/loadavg)" > "$data/load_r.$r"
+    done
+    $py "$root/bench/fft_dask.py" same "$data/t24.zarr" "$data/zcube_r.zarr" "$data/dask_r.zarr" "$rc" >&2 ||
+        { log "FAIL: the rechunked arrays differ from the input"; exit 1; }
+    $py - "$data" "$RT" "$rmem" "$threads" "$reps" << 'EOF'
+import json, re, sys
+d, T, mem, threads, reps = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+def tv(name):
+    t = open(f"{d}/{name}.time").read()
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1)) / 1024
+    cpu = float(re.search(r"User time \(seconds\): ([\d.]+)", t).group(1)) + float(re.search(r"System time \(seconds\): ([\d.]+)", t).group(1))
+    return cpu, rss
+runs = []
+for r in range(reps):
+    dc, dr = tv(f"dask_r.{r}"); zc, zr = tv(f"zcube_r.{r}")
+    dj = json.load(open(f"{d}/dask_r.{r}.json")); zj = json.load(open(f"{d}/zcube_r.{r}.json"))
+    runs.append({"run": r + 1, "loadavg1": float(open(f"{d}/load_r.{r}").read()),
+                 "zcube_compute_s": round(zj["seconds"], 3), "dask_compute_s": dj["seconds"],
+                 "speed_ratio": round(dj["seconds"] / zj["seconds"], 3),
+                 "zcube_cpu_s": round(zc, 2), "dask_cpu_s": round(dc, 2),
+                 "zcube_peak_rss_mb": round(zr), "dask_peak_rss_mb": round(dr),
+                 "zcube_operations": [(o["name"], o["tasks"], round(o.get("seconds", 0), 2), o["projected_mem"] >> 20,
+                                       o.get("measured_mem", 0) >> 20) for o in zj["operations"]]})
+bz = min(x["zcube_compute_s"] for x in runs); bd = min(x["dask_compute_s"] for x in runs)
+print(json.dumps({"case": "rechunk_vs_dask", "shape": [T, 360, 720], "from": [24, 360, 720], "to": [T, 60, 60],
+                  "threads": threads, "zcube_allowed_mem": mem, "best_zcube_compute_s": bz, "best_dask_compute_s": bd,
+                  "speed_ratio_of_bests": round(bd / bz, 3), "speed_ratio_min": min(x["speed_ratio"] for x in runs),
+                  "runs": runs}))
 EOF
 fi
 log "done: $(uptime)"

@@ -2,9 +2,10 @@
 """bench/fft_dask.py — the reference for bench/fft_bench.sh: Dask's rechunk + rfft
 along time of a time-chunked (T, Y, X) float64 Zarr array, written to Zarr.
 
-    fft_dask.py gen DIR T          writes DIR/t.zarr: float64 (T, 360, 720), chunks
-                                   (10, 360, 720), blosc-lz4 (zarr's default), a
-                                   smooth field plus noise (compresses like ERA5)
+    fft_dask.py gen DIR T [CT [NAME]]  writes DIR/NAME.zarr (default t): float64
+                                   (T, 360, 720), chunks (CT, 360, 720) (default 10),
+                                   blosc-lz4 (zarr's default), a smooth field plus
+                                   noise (compresses like ERA5)
     fft_dask.py run IN OUT THREADS  da.fft.rfft(x.rechunk({0: -1, 1: 'auto', 2: 'auto'}),
                                    axis=0).to_zarr(OUT, compressor=Zstd(1)) on the
                                    threaded scheduler; prints JSON {"seconds",
@@ -12,6 +13,10 @@ along time of a time-chunked (T, Y, X) float64 Zarr array, written to Zarr.
                                    rss_mb is what it used)
     fft_dask.py check IN A B       A and B (two rfft results) equal each other to 1e-12
                                    and NumPy's rfft on a corner of IN
+    fft_dask.py rechunk IN OUT THREADS C0,C1,C2
+                                   x.rechunk(C).to_zarr(OUT) (blosc-lz4, zarr's default)
+                                   on the threaded scheduler; JSON as for run
+    fft_dask.py same IN A B C0,C1,C2  A and B hold IN exactly, chunked C
 """
 import json
 import resource
@@ -22,14 +27,14 @@ import numpy as np
 import zarr
 
 
-def gen(d, T):
+def gen(d, T, ct=10, name="t"):
     y, x = 360, 720
-    z = zarr.open(f"{d}/t.zarr", mode="w", shape=(T, y, x), chunks=(10, y, x), dtype="f8")
+    z = zarr.open(f"{d}/{name}.zarr", mode="w", shape=(T, y, x), chunks=(ct, y, x), dtype="f8")
     lat = np.linspace(-1, 1, y)[:, None]
     lon = np.linspace(0, 2 * np.pi, x)[None, :]
     rng = np.random.default_rng(0)
-    for t0 in range(0, T, 10):
-        t = np.arange(t0, min(T, t0 + 10))[:, None, None]
+    for t0 in range(0, T, ct):
+        t = np.arange(t0, min(T, t0 + ct))[:, None, None]
         f = 280 + 20 * np.cos(lat * np.pi / 2) + 5 * np.sin(lon + t * 0.01) * lat + rng.standard_normal((len(t), y, x))
         z[t0:t0 + len(t)] = f
 
@@ -62,9 +67,33 @@ def check(inp, a, b):
     sys.exit(0 if worst < 1e-12 and ec < 1e-12 else 1)
 
 
+def rechunk(inp, out, threads, chunks):
+    import dask
+    import dask.array as da
+    t0, c0 = time.perf_counter(), time.process_time()
+    x = da.from_zarr(inp)
+    with dask.config.set(scheduler="threads", num_workers=threads):
+        x.rechunk(chunks).to_zarr(out, overwrite=True)
+    print(json.dumps({"seconds": round(time.perf_counter() - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
+                      "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
+
+
+def same(inp, a, b, chunks):
+    x, za, zb = (zarr.open(p, mode="r") for p in (inp, a, b))
+    for z in (za, zb):
+        assert tuple(z.chunks) == chunks, (z.chunks, chunks)
+        for y0 in range(0, x.shape[1], 60):
+            assert np.array_equal(z[:, y0:y0 + 60], x[:, y0:y0 + 60]), y0
+    print(json.dumps({"identical": True}))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "gen":
-        gen(sys.argv[2], int(sys.argv[3]))
+        gen(sys.argv[2], int(sys.argv[3]), *([int(sys.argv[4])] + sys.argv[5:6] if len(sys.argv) > 4 else []))
+    elif sys.argv[1] == "rechunk":
+        rechunk(sys.argv[2], sys.argv[3], int(sys.argv[4]), tuple(int(c) for c in sys.argv[5].split(",")))
+    elif sys.argv[1] == "same":
+        same(sys.argv[2], sys.argv[3], sys.argv[4], tuple(int(c) for c in sys.argv[5].split(",")))
     elif sys.argv[1] == "run":
         run(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:
