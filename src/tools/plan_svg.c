@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "progress.h"
 #include "zcube.h"
 
 #define BOX_W 300
@@ -157,7 +158,7 @@ int plan_svg_write(FILE *f, const char *plan_json, const char *title)
         int x = MARGIN + slot[i] * (BOX_W + GAP_X);
         int y = MARGIN + TITLE + layer[i] * (BOX_H + GAP_Y);
         long long pm = iget(o, "projected_mem");
-        int exceeds = limit > 0 && pm > limit;
+        int exceeds = progress_op_mem(o, limit) == PLAN_OP_OVER;
         int output = json_is_true(json_object_get(o, "output"));
         const char *fill = exceeds ? "#fde0dc" : output ? "#e3f4e1" : "#e8eef9";
         const char *stroke = exceeds ? "#c62828" : output ? "#2e7d32" : "#3f5f9f";

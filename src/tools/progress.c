@@ -191,6 +191,13 @@ static const char *op_name(const json_t *o)
 
 /* ------------------------------------------------------------ plan */
 
+int progress_op_mem(const json_t *op, long long limit)
+{
+    long long pm = iget(op, "projected_mem");
+    if (limit <= 0 || pm <= limit) return PLAN_OP_WITHIN;
+    return json_is_true(json_object_get(op, "output")) ? PLAN_OP_RESERVE : PLAN_OP_OVER;
+}
+
 int progress_print_plan(FILE *f, const char *plan_json, const char *out_name)
 {
     json_t *doc = load(plan_json, "plan");
@@ -220,10 +227,8 @@ int progress_print_plan(FILE *f, const char *plan_json, const char *out_name)
         fused_text(fused, sizeof fused, json_object_get(o, "fused"));
         inputs_text(inputs, sizeof inputs, json_object_get(o, "inputs"));
         const char *dt = json_string_value(json_object_get(o, "dtype"));
-        /* an output stage's compressor state comes from the reserve (plan/target_mem.c):
-         * above the bound per task, it is still within allowed_mem */
+        int mem = progress_op_mem(o, limit), exceeds = mem == PLAN_OP_OVER, reserve = mem == PLAN_OP_RESERVE;
         bool output = json_is_true(json_object_get(o, "output"));
-        int exceeds = limit > 0 && pm > limit && !output, reserve = limit > 0 && pm > limit && output;
         over += exceeds;
         from_reserve += reserve;
         const char *stream = json_string_value(json_object_get(o, "stream"));
