@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cli_util.h"
-#include "progress.h"
 #include "zcube.h"
 
 #define BOX_W 300
@@ -55,6 +54,13 @@ static long long iget(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
     return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}
+
+int plan_op_mem(const json_t *op, long long limit)
+{
+    long long pm = iget(op, "projected_mem");
+    if (limit <= 0 || pm <= limit) return PLAN_OP_WITHIN;
+    return json_is_true(json_object_get(op, "output")) ? PLAN_OP_RESERVE : PLAN_OP_OVER;
 }
 
 /* Index of the operation an "inputs" entry names (by its "op" number), or -1. */
@@ -158,7 +164,7 @@ int plan_svg_write(FILE *f, const char *plan_json, const char *title)
         int x = MARGIN + slot[i] * (BOX_W + GAP_X);
         int y = MARGIN + TITLE + layer[i] * (BOX_H + GAP_Y);
         long long pm = iget(o, "projected_mem");
-        int exceeds = progress_op_mem(o, limit) == PLAN_OP_OVER;
+        int exceeds = plan_op_mem(o, limit) == PLAN_OP_OVER;
         int output = json_is_true(json_object_get(o, "output"));
         const char *fill = exceeds ? "#fde0dc" : output ? "#e3f4e1" : "#e8eef9";
         const char *stroke = exceeds ? "#c62828" : output ? "#2e7d32" : "#3f5f9f";

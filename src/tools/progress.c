@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "plan_svg.h"
 
 static double now(void)
 {
@@ -191,13 +192,6 @@ static const char *op_name(const json_t *o)
 
 /* ------------------------------------------------------------ plan */
 
-int progress_op_mem(const json_t *op, long long limit)
-{
-    long long pm = iget(op, "projected_mem");
-    if (limit <= 0 || pm <= limit) return PLAN_OP_WITHIN;
-    return json_is_true(json_object_get(op, "output")) ? PLAN_OP_RESERVE : PLAN_OP_OVER;
-}
-
 int progress_print_plan(FILE *f, const char *plan_json, const char *out_name)
 {
     json_t *doc = load(plan_json, "plan");
@@ -227,7 +221,7 @@ int progress_print_plan(FILE *f, const char *plan_json, const char *out_name)
         fused_text(fused, sizeof fused, json_object_get(o, "fused"));
         inputs_text(inputs, sizeof inputs, json_object_get(o, "inputs"));
         const char *dt = json_string_value(json_object_get(o, "dtype"));
-        int mem = progress_op_mem(o, limit), exceeds = mem == PLAN_OP_OVER, reserve = mem == PLAN_OP_RESERVE;
+        int mem = plan_op_mem(o, limit), exceeds = mem == PLAN_OP_OVER, reserve = mem == PLAN_OP_RESERVE;
         bool output = json_is_true(json_object_get(o, "output"));
         over += exceeds;
         from_reserve += reserve;

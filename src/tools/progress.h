@@ -29,14 +29,6 @@ typedef struct {
     volatile sig_atomic_t *interrupt; /* non-zero: cancel the computation (SIGINT) */
 } progress_t;
 
-/* How an operation of a plan's JSON stands against its memory_limit (bytes
- * per task): PLAN_OP_WITHIN, PLAN_OP_RESERVE (an output stage above it by its
- * compressor's state, which comes from the reserve: plan/target_mem.c), or
- * PLAN_OP_OVER. A library's plan is never over; the summaries still say so. */
-enum { PLAN_OP_WITHIN, PLAN_OP_RESERVE, PLAN_OP_OVER };
-struct json_t;
-int progress_op_mem(const struct json_t *op, long long limit);
-
 /* Start: `draw` when the bar should show, nops operations (0 = unknown). */
 void progress_init(progress_t *p, FILE *out, int draw, int nops, volatile sig_atomic_t *interrupt);
 /* zc_progress_fn: redraws at most 10 times a second and on the last task of an
