@@ -104,13 +104,15 @@ static int plan_make(const zc_spec *sp, int n, zc_array *const *arrays, const zc
     return rc;
 }
 
-/* Whether a plan is made with spec's allowed_mem set to `allowed` (an automatic
- * reserve follows it); *other: it failed for another reason than the bound. */
-static bool fits(const zc_spec *spec, size_t allowed, int n, zc_array *const *arrays, const zc_target *targets,
-                 bool *other)
+/* Whether a plan is made with sp's (plan_spec's) allowed_mem set to `allowed`,
+ * an automatic reserve following it; *other: it failed for another reason
+ * than the bound. */
+static bool fits(const zc_spec *sp0, bool auto_reserve, size_t allowed, int n, zc_array *const *arrays,
+                 const zc_target *targets, bool *other)
 {
-    zc_spec s = *spec, sp;
+    zc_spec s = *sp0, sp;
     s.allowed_mem = allowed;
+    if (auto_reserve) s.reserved_mem = 0;
     plan p;
     int rc = plan_spec(&s, &sp);
     if (rc == 0) rc = plan_make(&sp, n, arrays, targets, &p);
@@ -128,22 +130,23 @@ static bool fits(const zc_spec *spec, size_t allowed, int n, zc_array *const *ar
  * by planning again: doubling, then bisecting to 1% on multiples of 0.1 MB,
  * each candidate planned in full (planning costs O(operations)); the figure
  * said is one that was planned. */
-static int refuse_with_fit(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets)
+static int refuse_with_fit(const zc_spec *sp, bool auto_reserve, int n, zc_array *const *arrays,
+                           const zc_target *targets)
 {
     char msg[ZC_ERRMSG_MAX];
     size_t projected = 0, allowed = 0;
     int fig = zc_errmem(&projected, &allowed);
     zc_errmsg_r(msg, sizeof msg);
-    size_t lo = spec->allowed_mem / FIT_STEP, hi = lo < 1 ? 1 : 2 * lo, fit = 0; /* in FIT_STEPs */
+    size_t lo = sp->allowed_mem / FIT_STEP, hi = lo < 1 ? 1 : 2 * lo, fit = 0; /* in FIT_STEPs */
     bool other = false;
-    while (hi <= FIT_MAX / FIT_STEP && !other && !fits(spec, hi * FIT_STEP, n, arrays, targets, &other)) {
+    while (hi <= FIT_MAX / FIT_STEP && !other && !fits(sp, auto_reserve, hi * FIT_STEP, n, arrays, targets, &other)) {
         lo = hi;
         hi *= 2;
     }
     if (hi <= FIT_MAX / FIT_STEP && !other) {
         while (hi - lo > (hi / 100 > 1 ? hi / 100 : 1) && !other) {
             size_t mid = lo + (hi - lo) / 2;
-            if (fits(spec, mid * FIT_STEP, n, arrays, targets, &other)) hi = mid;
+            if (fits(sp, auto_reserve, mid * FIT_STEP, n, arrays, targets, &other)) hi = mid;
             else lo = mid;
         }
         fit = other ? 0 : hi * FIT_STEP;
@@ -168,7 +171,8 @@ int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc
     ZC_TRY(plan_spec(spec, &sp));
     plan p;
     int rc = plan_make(&sp, n, arrays, targets, &p);
-    if (rc == ZC_EMEMBOUND) return refuse_with_fit(spec, n, arrays, targets);
+    /* (a caller's older, shorter zc_spec has reserved_mem: plan_spec checked) */
+    if (rc == ZC_EMEMBOUND) return refuse_with_fit(&sp, spec->reserved_mem == 0, n, arrays, targets);
     if (rc < 0) return rc;
     return plan_object(&p, &sp, targets, out);
 }
