@@ -111,16 +111,13 @@ if [[ " $cases " == *" dask "* ]]; then
     done
     $py "$root/bench/fft_dask.py" check "$data/t.zarr" "$data/zcube.zarr" "$data/dask.zarr" > "$data/check.json" ||
         { cat "$data/check.json" >&2; log "FAIL: zcube's and Dask's rfft differ"; exit 1; }
-    $py - "$data" "$T" "$mem" "$threads" "$reps" << 'EOF'
+    $py - "$data" "$T" "$mem" "$threads" "$reps" "$root/bench" << 'EOF'
 import json, re, sys
 d, T, mem, threads, reps = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+sys.path.insert(0, sys.argv[6])
+from fft_dask import time_v
 def tv(name):
-    t = open(f"{d}/{name}.time").read()
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1)) / 1024
-    m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", t)
-    wall = int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
-    cpu = float(re.search(r"User time \(seconds\): ([\d.]+)", t).group(1)) + float(re.search(r"System time \(seconds\): ([\d.]+)", t).group(1))
-    return wall, cpu, rss
+    return time_v(f"{d}/{name}.time")
 ck = json.load(open(f"{d}/check.json"))
 runs = []
 for r in range(reps):
@@ -165,14 +162,13 @@ if [[ " $cases " == *" rechunk "* ]]; then
     done
     $py "$root/bench/fft_dask.py" same "$data/t24.zarr" "$data/zcube_r.zarr" "$data/dask_r.zarr" "$rc" >&2 ||
         { log "FAIL: the rechunked arrays differ from the input"; exit 1; }
-    $py - "$data" "$RT" "$rmem" "$threads" "$reps" << 'EOF'
+    $py - "$data" "$RT" "$rmem" "$threads" "$reps" "$root/bench" << 'EOF'
 import json, re, sys
 d, T, mem, threads, reps = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+sys.path.insert(0, sys.argv[6])
+from fft_dask import time_v
 def tv(name):
-    t = open(f"{d}/{name}.time").read()
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1)) / 1024
-    cpu = float(re.search(r"User time \(seconds\): ([\d.]+)", t).group(1)) + float(re.search(r"System time \(seconds\): ([\d.]+)", t).group(1))
-    return cpu, rss
+    return time_v(f"{d}/{name}.time")[1:]
 runs = []
 for r in range(reps):
     dc, dr = tv(f"dask_r.{r}"); zc, zr = tv(f"zcube_r.{r}")

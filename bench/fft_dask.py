@@ -19,12 +19,23 @@ along time of a time-chunked (T, Y, X) float64 Zarr array, written to Zarr.
     fft_dask.py same IN A B C0,C1,C2  A and B hold IN exactly, chunked C
 """
 import json
+import re
 import resource
 import sys
 import time
 
 import numpy as np
 import zarr
+
+
+def time_v(path):
+    """(wall, CPU seconds, peak RSS MiB) from a `/usr/bin/time -v` report."""
+    t = open(path).read()
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1)) / 1024
+    m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", t)
+    wall = int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
+    cpu = sum(float(re.search(r"%s time \(seconds\): ([\d.]+)" % k, t).group(1)) for k in ("User", "System"))
+    return wall, cpu, rss
 
 
 def gen(d, T, ct=10, name="t"):

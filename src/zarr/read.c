@@ -655,16 +655,14 @@ static void unit_arrived(store_req *reqs, size_t k, void *ctx)
     }
 }
 
-static int read_group_in(read_ctx *r, size_t gi, int slot, group *g)
+/* Group g (r, slot, n set; arrays laid out) of units t0 .. t0 + n. */
+static int read_group_in(group *g, size_t t0)
 {
+    read_ctx *r = g->r;
     zc_zarr *a = r->a;
     const zarr_sel *s = &r->s;
-    size_t t0 = gi * r->group, t1 = t0 + r->group;
-    if (t1 > s->nchunks) t1 = s->nchunks;
-    size_t n = t1 - t0;
-    g->r = r;
-    g->slot = slot;
-    g->n = n;
+    size_t n = g->n;
+    int slot = g->slot;
     g->rc = 0;
     store_req *reqs = g->reqs;
     char(*keys)[KEY_LEN] = g->keys;
@@ -877,11 +875,11 @@ static int read_group(void *vctx, size_t gi, int slot)
 {
     read_ctx *r = vctx;
     size_t t0 = gi * r->group, n = r->s.nchunks - t0 < r->group ? r->s.nchunks - t0 : r->group;
-    group g;
+    group g = {.r = r, .slot = slot, .n = n};
     unsigned char *mem = zc__malloc(group_layout(&g, NULL, n));
     if (!mem) return ZC_ENOMEM;
     group_layout(&g, mem, n);
-    int rc = read_group_in(r, gi, slot, &g);
+    int rc = read_group_in(&g, t0);
     zc__free(mem);
     return rc;
 }
