@@ -1212,7 +1212,8 @@ ZC_API int zc_plan_load(const char *path, zc_plan **out);
 
 /**
  * The optimized plan without running it (zc_plan_create + zc_plan_to_json;
- * targets are not used): JSON {"operations":[{"name", "kind", "shape", "chunks",
+ * targets NULL: written as zstd:1 into files, what a target's codec and store
+ * hold per task changes the projections): JSON {"operations":[{"name", "kind", "shape", "chunks",
  * "dtype", "tasks", "projected_mem", "inputs", "fused"}], "tasks", "intermediate_bytes"}.
  * @return 0, zc_plan_create's codes, ZC_ENOMEM.
  */

@@ -593,8 +593,8 @@ TEST(sliced_copy_reads_parts_of_blosc_chunks_in_one_stage)
 {
     /* time chunks of 8.4 MB, blosc (blocks of 1 MiB, two per time step) -> space
      * chunks, 64 MiB per task, 2 threads: from the blosc source the copy runs in
-     * ONE stage whose 4 tasks (blocks of (32, 256, 256)) read only the blosc
-     * blocks they need;
+     * ONE stage whose 8 tasks (blocks of (32, 128, 256), counted twice: the
+     * memory store keeps each chunk written) read only the blosc blocks they need;
      * from the same data stored with lz4 (chunks read whole) it takes two */
     int64_t shape[3] = {32, 1024, 256}, src[3] = {4, 1024, 256}, dst[3] = {32, 64, 64};
     zc_array *u, *sb, *sl, *rb, *rl;
@@ -614,7 +614,7 @@ TEST(sliced_copy_reads_parts_of_blosc_chunks_in_one_stage)
     CHECK_OK(zc_rechunk(sl, dst, &rl));
     int64_t cb[3], tasks;
     CHECK(plan_ops(&sp, rb, &tdb, cb, &tasks) == 1);
-    CHECK(cb[0] == 32 && cb[1] == 256 && cb[2] == 256 && tasks == 4); /* not the grouped copy's whole array */
+    CHECK(cb[0] == 32 && cb[1] == 128 && cb[2] == 256 && tasks == 8); /* not the grouped copy's whole array */
     CHECK(plan_ops(&sp, rl, &tdl, cb, &tasks) == 2);
     compute_checked(&sp, rb, &tdb);
     compute_checked(&sp, rl, &tdl);
@@ -746,7 +746,7 @@ static size_t op0_codecs(const char *dir)
 
 TEST(intermediates_of_incompressible_sources_are_uncompressed)
 {
-    /* the same multistage rechunk (48 MiB: two stages) from random doubles (blosc
+    /* the same multistage rechunk (40 MiB: two stages) from random doubles (blosc
      * stores them at ~0.8 of their size) and from a smooth ramp (compresses): the
      * first intermediate has no compressor (a bytes codec only) in the first case,
      * lz4 in the second */
@@ -771,7 +771,7 @@ TEST(intermediates_of_incompressible_sources_are_uncompressed)
         zc_array *s, *r;
         CHECK_OK(zc_from_zarr(st, names[i], &s));
         CHECK_OK(zc_rechunk(s, dst, &r));
-        zc_spec w = spec_mem(48);
+        zc_spec w = spec_mem(40);
         w.work_dir = dir;
         w.resume = 1; /* keeps the intermediates */
         char oname[16];
@@ -819,31 +819,31 @@ TEST(slice_planner_takes_one_stage_for_the_benchmark_rechunk)
     /* 2 threads: 10 tasks of (200, 1, 100, 2000) = 5 full rounds; 5 tasks of 200
      * rows decode 13% less but take 3 rounds of twice the work (the fifth task
      * alone: 2.0 s against 3.1 s measured on the benchmark, load 1.5) */
-    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, limit, 2, block, &mem, &cost));
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, limit, 2, block, &mem, &cost));
     CHECK(block[0] == 200 && block[1] == 1 && block[2] == 100 && block[3] == 2000);
     CHECK(mem == fixed + (size_t)200 * 100 * 1920 * 8 && mem <= limit);
     CHECK(cost < rp.cost);
     int64_t b200[4] = {200, 1, 200, 2000};
     CHECK(rechunk_slice_cost(4, shape, from, to, 8, (size_t)1 << 20, b200) < cost);
     /* 1 thread: no idle thread in a last round, the bigger blocks win */
-    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, limit, 1, block, &mem, &cost0));
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, limit, 1, block, &mem, &cost0));
     CHECK(block[2] == 200 && block[3] == 2000 && cost0 < cost && mem <= limit);
     /* 4 threads: 4 tasks of 300 rows (3 of them full) in one round */
     int64_t b2[4];
     size_t m2;
     double c2;
-    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, limit, 4, b2, &m2, &c2));
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, limit, 4, b2, &m2, &c2));
     CHECK(b2[2] == 300 && b2[3] == 2000 && c2 < cost && m2 <= limit);
     /* 8 threads: at least 8 tasks, so back to 100 rows */
-    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, limit, 8, block, &mem, &cost0));
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, limit, 8, block, &mem, &cost0));
     CHECK(block[2] == 100 && block[3] == 2000);
     /* without partial reads every (chunk, block) pair decodes its chunk */
-    CHECK(rechunk_slice_choose(4, shape, from, to, 8, 0, fixed, limit, 8, block, &mem, &cost0));
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, 0, fixed, 1024, limit, 8, block, &mem, &cost0));
     CHECK(cost0 > rp.cost);
     /* one output chunk per task does not fit: no sliced copy */
-    CHECK(!rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, fixed + 1000, 8, block, &mem, &cost));
+    CHECK(!rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, fixed + 1000, 8, block, &mem, &cost));
     /* bad arguments */
     int64_t zero[4] = {200, 1, 0, 100};
-    CHECK(!rechunk_slice_choose(4, shape, from, zero, 8, (size_t)1 << 20, fixed, limit, 8, block, &mem, &cost));
-    CHECK(!rechunk_slice_choose(0, shape, from, to, 8, (size_t)1 << 20, fixed, limit, 8, block, &mem, &cost));
+    CHECK(!rechunk_slice_choose(4, shape, from, zero, 8, (size_t)1 << 20, fixed, 1024, limit, 8, block, &mem, &cost));
+    CHECK(!rechunk_slice_choose(0, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, limit, 8, block, &mem, &cost));
 }

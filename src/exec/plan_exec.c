@@ -159,11 +159,10 @@ int zc_report_json(const zc_report *r, char **json)
 
 int zc_plan_json(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, char **json)
 {
-    (void)targets;
     zc__err_clear();
     if (!spec || !arrays || !json) return zc__err(ZC_EINVAL, "zc_plan_json: NULL argument");
     zc_plan *z;
-    ZC_TRY(zc_plan_create(spec, n, arrays, NULL, &z));
+    ZC_TRY(zc_plan_create(spec, n, arrays, targets, &z));
     int rc = zc_plan_to_json(z, json);
     memcheck mc = {0};
     char *j = NULL; /* with the reserve and the process bound */

@@ -1085,10 +1085,12 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
     bool need_work = false;
     for (int k = 0; k < p->nstages; k++) need_work |= p->stages[k].target < 0;
     /* Small intermediates (reduction partials, mostly) stay in memory, inside
-     * reserved_mem: a file per tiny chunk costs far more than computing it. */
-    bool in_memory = !spec->resume && (size_t)p->intermediate_bytes <= spec->reserved_mem / 2;
+     * reserved_mem: a file per tiny chunk costs far more than computing it. The
+     * plan says whether its projections allow it (plan.c work_in_memory). */
+    bool in_memory = p->work_in_memory && !spec->resume && (size_t)p->intermediate_bytes <= spec->reserved_mem / 2;
     size_t cached = srccache_bytes(cache); /* what cache_mem has left holds the intermediates if they all fit */
-    if (!spec->resume && spec->cache_mem > cached && (size_t)p->intermediate_bytes <= spec->cache_mem - cached)
+    if (p->work_in_memory && !spec->resume && spec->cache_mem > cached &&
+        (size_t)p->intermediate_bytes <= spec->cache_mem - cached)
         in_memory = true;
     if (need_work && in_memory) {
         static atomic_int mem_counter;

@@ -64,6 +64,8 @@ int node_clone(zc_array *a, zc_array *const *inputs, zc_array **out)
     if (kind_of(a)->clone) kind_of(a)->clone(c);
     c->mat = NULL;
     c->stage = -1;
+    c->write_copies = 0;
+    c->write_kept = false;
     c->cache = NULL;
     *out = c;
     return 0;

@@ -162,6 +162,12 @@ struct zc_array {
                                               NULL for a caller's node or one the planner made */
     zc_zarr *mat;                          /* materialized values, when not NULL (exec/run.c) */
     int stage;                             /* stage that materializes it, or -1 (plan/plan.c) */
+    /* how its stage's tasks write its chunks (plan/target_mem.c, plan_write_model):
+     * buffers of a chunk beyond the block held while one is written (0: an
+     * intermediate's), and whether each written chunk stays in the task's memory
+     * (a memory store keeps its copy) */
+    int write_copies;
+    bool write_kept;
     node_cache *cache;                     /* NODE_ZARR: decoded chunks kept by the executor, or NULL */
 };
 

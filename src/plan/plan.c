@@ -21,10 +21,6 @@
  * arrays of a batched read) and the growth of a memory store's index when its write
  * adds a chunk (the bucket array doubles: 128 KiB at 16K chunks, measured) */
 #define TASK_BOOKKEEPING ((size_t)132 << 10)
-/* Writing a block holds, at its peak: the computed block, the chunk buffer the
- * write assembles, the encoded bytes (a buffer grown to a power of two: up to 2x)
- * and, for a memory store, the stored copy (measured: up to 4.3x the block). */
-#define WRITE_COPIES 5
 
 typedef struct {
     zc_array **v;
@@ -89,13 +85,14 @@ static const char *kind_name(const zc_array *a) { return kind_of(a)->name(a); }
 
 static bool is_source(const zc_array *a) { return kind_has(a, KIND_SOURCE); }
 
-static size_t copy_projection(const zc_array *a, const int64_t *from, const int64_t *to);
+static size_t copy_projection(const zc_array *a, const int64_t *from, const int64_t *to, const int64_t *block,
+                              bool intermediate);
 
 /* A single-pass sliced copy of rechunk r straight from its stored source
  * (rechunk_slice_choose; exec/run.c copy_region reads it): possible when the
  * source's chunks are read by parts (zarr_probe: blosc chunks big enough). A
- * task holds its block, one output chunk's write (WRITE_COPIES - 1 more
- * copies), its bookkeeping and its read. */
+ * task holds its block (twice if its store keeps the chunks written), one
+ * output chunk's write (plan_write_extra), its bookkeeping and its read. */
 static bool slice_option(const zc_array *r, size_t limit, int64_t threads, int64_t *block, size_t *mem,
                          double *cost)
 {
@@ -113,15 +110,42 @@ static bool slice_option(const zc_array *r, size_t limit, int64_t threads, int64
      * or a 12 MiB group of small chunks */
     size_t chunk = in->p.zarr.z->rchunk_nbytes, fixed;
     if (ck_mul_sz(chunk, 3, &fixed) || ck_add_sz(fixed, (size_t)13 << 20, &fixed) ||
-        ck_add_sz(fixed, (WRITE_COPIES - 1) * node_chunk_bytes(r) + TASK_BOOKKEEPING, &fixed))
+        ck_add_sz(fixed, plan_write_extra(r, node_chunk_bytes(r), false) + TASK_BOOKKEEPING, &fixed))
         return false;
-    if (!rechunk_slice_choose(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, pi.unit, fixed, limit,
+    /* a memory store keeps each chunk written: the block twice (plan_kept's
+     * bound: 1/64 and 4 KiB per chunk more) */
+    size_t out = node_chunk_bytes(r);
+    unsigned held = 1024;
+    if (r->write_kept) held += 1024 + 16 + (unsigned)((((size_t)4096 << 10) + out - 1) / (out ? out : 1));
+    if (!rechunk_slice_choose(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, pi.unit, fixed, held, limit,
                               threads, block, mem, cost))
         return false;
     int64_t cb[ZC_MAX_DIMS]; /* the grouped copy's blocks are read whole (exec/run.c copy_sliced) */
     rechunk_copy_block(r->ndim, r->shape, in->chunks, r->chunks, cb);
     return memcmp(cb, block, sizeof(int64_t) * (size_t)r->ndim) != 0;
 }
+
+/* The cost of chain rp as the engine runs it (a copy grouped when its block's
+ * projection fits: group_copy), each stage beyond one weighed by the
+ * planner's STAGE_PENALTY (1.5); INFINITY when a copy does not fit. */
+static double chain_cost(const zc_array *r, const rechunk_plan *rp, size_t limit)
+{
+    double cost = 0;
+    for (int s = 0; s < rp->nstages; s++) {
+        const int64_t *from = rp->chunks[s], *to = rp->chunks[s + 1];
+        bool inter = s < rp->nstages - 1, bigger = false;
+        if (copy_projection(r, from, to, to, inter) > limit) return INFINITY;
+        int64_t cb[ZC_MAX_DIMS];
+        rechunk_copy_block(r->ndim, r->shape, from, to, cb);
+        for (int d = 0; d < r->ndim; d++) bigger |= cb[d] > to[d];
+        bool grouped = bigger && copy_projection(r, from, to, cb, inter) <= limit;
+        cost += rechunk_copy_cost(r->ndim, r->shape, from, to, r->itemsize, grouped);
+    }
+    for (int s = 1; s < rp->nstages; s++) cost *= 1.5;
+    return cost;
+}
+
+#define BUDGET_TRIES 12 /* down to 0.8^11: 9% of the bound */
 
 /* Replace a rechunk that does not fit in one copy by a chain of copies (unless a
  * single-pass sliced copy costs less: then the stage loop makes it one). */
@@ -131,32 +155,34 @@ static int expand_rechunk(zc_array *r, size_t limit, int64_t threads)
     bool same = true;
     for (int d = 0; d < r->ndim; d++) same &= in->chunks[d] == r->chunks[d];
     if (same || in->kind == NODE_RECHUNK) return 0;
-    /* the planner's cost model is simpler than the engine's: shrink its budget until
-     * every stage also fits the engine's projection */
-    rechunk_plan rp;
+    /* the planner's model is simpler than the engine's: its budget is shrunk, and
+     * of the chains every copy of which fits the engine's projection, the one
+     * the engine runs cheapest is kept (a smaller budget may make chunks small
+     * enough for the copies to be grouped) */
+    rechunk_plan rp, best;
     int rc = 0;
     size_t budget = limit, smem;
     int64_t sblock[ZC_MAX_DIMS];
-    double scost = INFINITY;
+    double scost = INFINITY, mcost = INFINITY;
     if (!slice_option(r, limit, threads, sblock, &smem, &scost)) scost = INFINITY;
-    for (int tries = 0;; tries++) {
+    for (int tries = 0; tries < BUDGET_TRIES; tries++, budget = budget / 5 * 4) {
         if ((rc = rechunk_plan_make(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, budget, &rp)) < 0) {
-            if (scost < INFINITY) {
-                zc__err_clear();
-                return 0; /* only the sliced copy fits */
-            }
-            if (tries == 0) return rc;
-            return zc__err(ZC_EMEMBOUND, "rechunk to the requested chunks does not fit in %.1f MB per task: "
-                           "raise allowed_mem or choose larger source/target chunks", (double)limit / 1e6);
+            if (tries == 0 && scost == INFINITY) return rc;
+            zc__err_clear();
+            break;
         }
-        bool fits = true;
-        for (int s = 0; s < rp.nstages && fits; s++) fits = copy_projection(r, rp.chunks[s], rp.chunks[s + 1]) <= limit;
-        if (fits) break;
-        budget = budget / 5 * 4;
+        double c = chain_cost(r, &rp, limit);
+        if (c < mcost) {
+            mcost = c;
+            best = rp;
+        }
     }
-    /* each stage beyond one must cut the cost by the planner's STAGE_PENALTY (1.5) */
-    double mcost = rp.cost;
-    for (int s = 1; s < rp.nstages; s++) mcost *= 1.5;
+    if (mcost == INFINITY) {
+        if (scost < INFINITY) return 0; /* only the sliced copy fits */
+        return zc__err(ZC_EMEMBOUND, "rechunk to the requested chunks does not fit in %.1f MB per task: "
+                       "raise allowed_mem or choose larger source/target chunks", (double)limit / 1e6);
+    }
+    rp = best;
     if (rp.nstages > 1 && scost < mcost) return 0;
     zc_array *cur = in;
     zc_array_retain(cur);
@@ -176,18 +202,24 @@ static int expand_rechunk(zc_array *r, size_t limit, int64_t threads)
 
 static size_t proj(const zc_array *a, const zc_range *sel);
 
-/* Projected bytes of one copy task from chunks `from` to `to` (the engine's model:
- * the output block, its encoded form, and the source read). */
-static size_t copy_projection(const zc_array *a, const int64_t *from, const int64_t *to)
+/* Projected bytes of one copy task from chunks `from` to `to` writing `block`
+ * (a block of `to` chunks; `to` itself: one chunk) in the engine's model: the
+ * block, one chunk's write (as an intermediate's, or as a's) and the source
+ * read. */
+static size_t copy_projection(const zc_array *a, const int64_t *from, const int64_t *to, const int64_t *block,
+                              bool intermediate)
 {
     zc_range sel[ZC_MAX_DIMS];
-    size_t out = a->itemsize;
+    size_t out = a->itemsize, chunk = a->itemsize, n = 1;
     for (int d = 0; d < a->ndim; d++) {
-        int64_t e = to[d] < a->shape[d] ? to[d] : a->shape[d];
+        int64_t e = block[d] < a->shape[d] ? block[d] : a->shape[d];
         sel[d] = (zc_range){0, e, 1};
         out *= (size_t)e;
+        chunk *= (size_t)(to[d] < a->shape[d] ? to[d] : a->shape[d]);
+        n *= (size_t)ck_ceildiv(e, to[d]);
     }
-    return WRITE_COPIES * out + TASK_BOOKKEEPING + node_proj_read(a, from, sel);
+    size_t kept = intermediate ? 0 : plan_write_kept(a, out, n);
+    return out + plan_write_extra(a, chunk, intermediate) + kept + TASK_BOOKKEEPING + node_proj_read(a, from, sel);
 }
 
 /* Bytes to compute a region of a from its inputs (a's own materialization aside:
@@ -206,9 +238,10 @@ static size_t stage_projection(const zc_array *a)
     zc_range sel[ZC_MAX_DIMS];
     node_block_region(a, c0, sel);
     size_t out = node_chunk_bytes(a);
-    /* writing the block (WRITE_COPIES), plus the task's bookkeeping: selection plans,
+    /* the block and its write, plus the task's bookkeeping: selection plans,
      * chunk keys and request arrays of a batched read (independent of data size) */
-    return WRITE_COPIES * out + TASK_BOOKKEEPING + proj_compute(a, sel);
+    return out + plan_write_extra(a, out, false) + plan_write_kept(a, out, 1) + TASK_BOOKKEEPING +
+           proj_compute(a, sel);
 }
 
 /* One task writing `block` (a block of a's chunks; NULL: one chunk): it holds the
@@ -218,8 +251,10 @@ static size_t block_projection(const zc_array *a, const int64_t *block)
     if (!block) return stage_projection(a);
     zc_range sel[ZC_MAX_DIMS];
     for (int d = 0; d < a->ndim; d++) sel[d] = (zc_range){0, block[d] < a->shape[d] ? block[d] : a->shape[d], 1};
-    return node_region_bytes(a, sel) + (WRITE_COPIES - 1) * node_chunk_bytes(a) + TASK_BOOKKEEPING +
-           proj_compute(a, sel);
+    size_t region = node_region_bytes(a, sel), n = 1;
+    for (int d = 0; d < a->ndim; d++) n *= (size_t)ck_ceildiv(sel[d].stop, a->chunks[d]);
+    return region + plan_write_extra(a, node_chunk_bytes(a), false) + plan_write_kept(a, region, n) +
+           TASK_BOOKKEEPING + proj_compute(a, sel);
 }
 
 /* A stage whose tasks each write a block of chunks: tasks and projection. */
@@ -270,6 +305,11 @@ static void slice_copy(plan *p, plan_stage *s, int64_t threads)
 /* ---- grouped first rounds of reductions (plan_stage.group) ---- */
 
 #define GROUP_MAX 16
+/* a group of one is run when it needs no more than the stage alone, give or
+ * take 1/GROUP_SLACK of it: tiles (and streams) instead of a block-sized
+ * temporary are worth a stream's state against small chunks (0.4-3% measured
+ * on 512 KB chunks: blosc's two blocks, zstd's window) */
+#define GROUP_SLACK 16
 #define GROUP_TILE ((size_t)256 << 10) /* the run's tile of a fused input (exec/run.c) */
 
 /* What a first reduction round reads per input block: the distinct leaves of its
@@ -367,13 +407,15 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
     const zc_array *lv[64], *all[64];
     const zc_array *root[64];
     int nall = 0;
-    size_t outs = 0, write = 0, acc = 0, leaves = 0, scratch = 0;
+    size_t outs = 0, write = 0, kept = 0, acc = 0, leaves = 0, scratch = 0;
     *shared = 0;
     for (int i = 0; i < n; i++) {
         const zc_array *a = p->stages[m[i]].node, *in = a->inputs[0];
         size_t out = node_chunk_bytes(a);
         outs += out + (group_streams(p, m, n) ? plan_stream_tile(in) * in->itemsize : GROUP_TILE);
-        if ((WRITE_COPIES - 1) * out > write) write = (WRITE_COPIES - 1) * out;
+        size_t w = plan_write_extra(a, out, false); /* one write at a time; a memory store keeps each */
+        if (w > write) write = w;
+        kept += plan_write_kept(a, out, 1);
         if (a->p.reduce.flags & ROUND_LAST) {
             size_t nacc = 1;
             for (int d = 0; d < in->ndim; d++)
@@ -407,8 +449,8 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
         size_t s = proj(all[q], ls);
         if (s > scratch) scratch = s;
     }
-    if (streamed) return TASK_BOOKKEEPING + outs + acc + (leaves + scratch > write ? leaves + scratch : write);
-    return TASK_BOOKKEEPING + outs + write + acc + leaves + scratch;
+    if (streamed) return TASK_BOOKKEEPING + outs + kept + acc + (leaves + scratch > write ? leaves + scratch : write);
+    return TASK_BOOKKEEPING + outs + kept + write + acc + leaves + scratch;
 }
 
 /* plan_stage.stream of a group's leader: whether its stored sources stream. */
@@ -460,7 +502,7 @@ static void group_reductions(plan *p)
         const char *why;
         if (n == 1 && !(in->kind == NODE_EW && in->stage < 0) && !plan_stream_leaf(in, in, &why)) continue;
         size_t gp = group_projection(p, m, n, &shared);
-        if (n == 1 && gp > p->stages[k].projected) continue; /* never worse than the stage alone */
+        if (n == 1 && gp > p->stages[k].projected + p->stages[k].projected / GROUP_SLACK) continue; /* never worse */
         for (int i = 0; i < n; i++) {
             p->stages[m[i]].group = k;
             p->stages[m[i]].projected = gp; /* the task that computes it */
@@ -502,9 +544,50 @@ static bool *materialized(node_list *l)
     return mat;
 }
 
+/* What one task of stage k leaves in a memory store that keeps the
+ * intermediates: the intermediate chunks it writes (a group's members' too). */
+static size_t kept_by(const plan *p, int k)
+{
+    size_t sum = 0;
+    for (int m = 0; m < p->nstages; m++) {
+        const plan_stage *s = &p->stages[m];
+        if (s->target >= 0 || !(m == k || s->group == k)) continue;
+        const zc_array *a = s->node;
+        size_t bytes = node_chunk_bytes(a), n = 1;
+        if (s->copy[0] > 0) {
+            bytes = a->itemsize;
+            for (int d = 0; d < a->ndim; d++) {
+                int64_t e = s->copy[d] < a->shape[d] ? s->copy[d] : a->shape[d];
+                bytes *= (size_t)e;
+                n *= (size_t)ck_ceildiv(e, a->chunks[d]);
+            }
+        }
+        sum += plan_kept(bytes, n);
+    }
+    return sum;
+}
+
+/* Small intermediates (against reserved_mem, or cache_mem) may be kept in a
+ * memory store (exec/run.c decides with what the source cache leaves): the
+ * plan allows it only when every stage still fits with the chunks its tasks
+ * leave there, and then counts them in its projection. */
+static void work_in_memory(plan *p, const zc_spec *spec)
+{
+    size_t ib = (size_t)p->intermediate_bytes;
+    if (!ib || (ib > spec->reserved_mem / 2 && ib > spec->cache_mem)) return;
+    for (int k = 0; k < p->nstages; k++) {
+        const plan_stage *s = &p->stages[k];
+        if ((s->group < 0 || s->group == k) && s->projected + kept_by(p, k) > p->limit) return;
+    }
+    for (int k = 0; k < p->nstages; k++)
+        if (p->stages[k].group < 0 || p->stages[k].group == k) p->stages[k].projected += kept_by(p, k);
+    p->work_in_memory = true;
+}
+
 /* fuse_fft: let an FFT read through the last copy of a multistage rechunk;
  * *fused says whether it did. */
-static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, bool fuse_fft, bool *fused)
+static int build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, plan *p,
+                 bool fuse_fft, bool *fused)
 {
     memset(p, 0, sizeof *p);
     *fused = false;
@@ -530,6 +613,11 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
             zc_array_release(o);
         } else
             p->outputs[i] = o;
+        if (writes && p->outputs[i]) { /* an array given twice is written the costlier way */
+            zc_array *out = p->outputs[i];
+            if (writes[i].copies > out->write_copies) out->write_copies = writes[i].copies;
+            out->write_kept |= writes[i].kept;
+        }
     }
     for (int i = 0; i < to.n; i++) zc_array_release(to.v[i]);
     zc__free(from.v);
@@ -616,6 +704,7 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p, b
     }
     /* a grouped reduction runs in its group's tasks: the group's projection is what counts */
     group_reductions(p);
+    work_in_memory(p, spec);
     for (int k = 0; k < p->nstages; k++) {
         plan_stage *s = &p->stages[k];
         zc_array *a = s->node;
@@ -636,15 +725,15 @@ out:
     return rc;
 }
 
-int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p)
+int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, plan *p)
 {
     /* reading through the fused copy may not fit a task where the copy's
      * blocks did: then the plan is made again with the copy written */
     bool fused;
-    int rc = build(spec, n, arrays, p, true, &fused);
+    int rc = build(spec, n, arrays, writes, p, true, &fused);
     if (rc == ZC_EMEMBOUND && fused) {
         zc__err_clear();
-        rc = build(spec, n, arrays, p, false, &fused);
+        rc = build(spec, n, arrays, writes, p, false, &fused);
     }
     return rc;
 }

@@ -64,6 +64,9 @@ typedef struct {
     int64_t threads;         /* threads the sliced copies' blocks were fitted for (rechunk_slice_choose) */
     int64_t tasks;           /* all stages */
     int64_t intermediate_bytes; /* logical bytes of intermediate arrays */
+    /* intermediates may be kept in a memory store (exec/run.c): every
+     * intermediate stage's projection counts the chunks its tasks leave there */
+    bool work_in_memory;
 } plan;
 
 /* The public plan handle (zcube.h): a plan, and what executing it needs. Its
@@ -90,7 +93,26 @@ struct zc_plan {
  * tasks; targets NULL: zstd:1, the default, never refused), taken from
  * reserved_mem; ZC_EMEMBOUND if a stage then needs more than allowed_mem. */
 int plan_project_targets(plan *p, const zc_target *targets, size_t allowed_mem);
-int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, plan *p);
+/* How a task writing target t (NULL: zstd:1 into files), created with `create`
+ * (NULL: from t), holds memory per chunk: *copies, buffers of a chunk's size
+ * beyond its block while one is written; *kept, whether the store keeps each
+ * chunk written in the process's memory (the node fields write_copies and
+ * write_kept of plan_build's outputs). */
+int plan_write_model(const zc_target *t, const zc_zarr_create_opts *create, size_t itemsize, int *copies, bool *kept);
+/* Bytes beyond the block a task of a holds while it writes one chunk of `chunk`
+ * bytes (intermediate: as an intermediate is written, whatever a's model). */
+size_t plan_write_extra(const zc_array *a, size_t chunk, bool intermediate);
+/* Bytes a memory store keeps of the chunks one task of a writes: `bytes` in
+ * all, in `nchunks` chunks (0 when a's store does not keep them). */
+size_t plan_write_kept(const zc_array *a, size_t bytes, size_t nchunks);
+/* What a memory store keeps of `nchunks` chunks of `bytes` in all. */
+size_t plan_kept(size_t bytes, size_t nchunks);
+/* writes: per array, what plan_write_model says of its target (NULL: no targets) */
+typedef struct {
+    int copies;
+    bool kept;
+} plan_write;
+int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, plan *p);
 /* A zc_plan around a built plan (takes it over; freed on failure): copies of
  * spec and targets (targets may be NULL). */
 int plan_object(plan *p, const zc_spec *spec, const zc_target *targets, zc_plan **out);

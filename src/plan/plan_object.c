@@ -95,11 +95,20 @@ int plan_object(plan *p, const zc_spec *spec, const zc_target *targets, zc_plan 
     return 0;
 }
 
+/* What a plan is made for: the arrays, their targets (or NULL) and how each
+ * target is written (plan_write_model; NULL without targets). */
+typedef struct {
+    int n;
+    zc_array *const *arrays;
+    const zc_target *targets;
+    const plan_write *writes;
+} request;
+
 /* The plan under spec (plan_spec's), its targets' compressor state counted. */
-static int plan_make(const zc_spec *sp, int n, zc_array *const *arrays, const zc_target *targets, plan *p)
+static int plan_make(const zc_spec *sp, const request *r, plan *p)
 {
-    ZC_TRY(plan_build(sp, n, arrays, p));
-    int rc = plan_project_targets(p, targets, sp->allowed_mem);
+    ZC_TRY(plan_build(sp, r->n, r->arrays, r->writes, p));
+    int rc = plan_project_targets(p, r->targets, sp->allowed_mem);
     if (rc < 0) plan_free(p);
     return rc;
 }
@@ -107,15 +116,14 @@ static int plan_make(const zc_spec *sp, int n, zc_array *const *arrays, const zc
 /* Whether a plan is made with sp's (plan_spec's) allowed_mem set to `allowed`,
  * an automatic reserve following it; *other: it failed for another reason
  * than the bound. */
-static bool fits(const zc_spec *sp0, bool auto_reserve, size_t allowed, int n, zc_array *const *arrays,
-                 const zc_target *targets, bool *other)
+static bool fits(const zc_spec *sp0, bool auto_reserve, size_t allowed, const request *r, bool *other)
 {
     zc_spec s = *sp0, sp;
     s.allowed_mem = allowed;
     if (auto_reserve) s.reserved_mem = 0;
     plan p;
     int rc = plan_spec(&s, &sp);
-    if (rc == 0) rc = plan_make(&sp, n, arrays, targets, &p);
+    if (rc == 0) rc = plan_make(&sp, r, &p);
     if (rc == 0) plan_free(&p);
     *other = rc < 0 && rc != ZC_EMEMBOUND;
     return rc == 0;
@@ -130,8 +138,7 @@ static bool fits(const zc_spec *sp0, bool auto_reserve, size_t allowed, int n, z
  * by planning again: doubling, then bisecting to 1% on multiples of 0.1 MB,
  * each candidate planned in full (planning costs O(operations)); the figure
  * said is one that was planned. */
-static int refuse_with_fit(const zc_spec *sp, bool auto_reserve, int n, zc_array *const *arrays,
-                           const zc_target *targets)
+static int refuse_with_fit(const zc_spec *sp, bool auto_reserve, const request *r)
 {
     char msg[ZC_ERRMSG_MAX];
     size_t projected = 0, allowed = 0;
@@ -139,14 +146,14 @@ static int refuse_with_fit(const zc_spec *sp, bool auto_reserve, int n, zc_array
     zc_errmsg_r(msg, sizeof msg);
     size_t lo = sp->allowed_mem / FIT_STEP, hi = lo < 1 ? 1 : 2 * lo, fit = 0; /* in FIT_STEPs */
     bool other = false;
-    while (hi <= FIT_MAX / FIT_STEP && !other && !fits(sp, auto_reserve, hi * FIT_STEP, n, arrays, targets, &other)) {
+    while (hi <= FIT_MAX / FIT_STEP && !other && !fits(sp, auto_reserve, hi * FIT_STEP, r, &other)) {
         lo = hi;
         hi *= 2;
     }
     if (hi <= FIT_MAX / FIT_STEP && !other) {
         while (hi - lo > (hi / 100 > 1 ? hi / 100 : 1) && !other) {
             size_t mid = lo + (hi - lo) / 2;
-            if (fits(sp, auto_reserve, mid * FIT_STEP, n, arrays, targets, &other)) hi = mid;
+            if (fits(sp, auto_reserve, mid * FIT_STEP, r, &other)) hi = mid;
             else lo = mid;
         }
         fit = other ? 0 : hi * FIT_STEP;
@@ -160,21 +167,39 @@ static int refuse_with_fit(const zc_spec *sp, bool auto_reserve, int n, zc_array
     return rc;
 }
 
+/* A plan for the arrays written to targets (NULL: none yet) created with
+ * `create` (NULL, or per target NULL: from the target). */
+static int create_plan(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
+                       const zc_zarr_create_opts *const *create, zc_plan **out)
+{
+    zc_spec sp;
+    ZC_TRY(plan_spec(spec, &sp));
+    plan_write *w = NULL;
+    if (targets && !(w = zc__calloc((size_t)n, sizeof *w))) return ZC_ENOMEM;
+    int rc = 0;
+    for (int i = 0; targets && i < n && rc == 0; i++)
+        rc = plan_write_model(&targets[i], create ? create[i] : NULL, arrays[i]->itemsize, &w[i].copies,
+                              &w[i].kept);
+    request r = {n, arrays, targets, w};
+    plan p;
+    if (rc == 0) rc = plan_make(&sp, &r, &p);
+    /* (a caller's older, shorter zc_spec has reserved_mem: plan_spec checked) */
+    if (rc == ZC_EMEMBOUND) rc = refuse_with_fit(&sp, spec->reserved_mem == 0, &r);
+    else if (rc == 0) rc = plan_object(&p, &sp, targets, out);
+    zc__free(w);
+    return rc;
+}
+
 int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets, zc_plan **out)
 {
     zc__err_clear();
     if (out) *out = NULL;
     if (!spec || !arrays || !out || n < 1) return zc__err(ZC_EINVAL, "zc_plan_create: NULL argument");
+    for (int i = 0; i < n; i++)
+        if (!arrays[i]) return zc__err(ZC_EINVAL, "array %d to compute is NULL", i);
     for (int i = 0; targets && i < n; i++)
         if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
-    zc_spec sp;
-    ZC_TRY(plan_spec(spec, &sp));
-    plan p;
-    int rc = plan_make(&sp, n, arrays, targets, &p);
-    /* (a caller's older, shorter zc_spec has reserved_mem: plan_spec checked) */
-    if (rc == ZC_EMEMBOUND) return refuse_with_fit(&sp, spec->reserved_mem == 0, n, arrays, targets);
-    if (rc < 0) return rc;
-    return plan_object(&p, &sp, targets, out);
+    return create_plan(spec, n, arrays, targets, NULL, out);
 }
 
 int zc_plan_create_advanced(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
@@ -183,13 +208,16 @@ int zc_plan_create_advanced(const zc_spec *spec, int n, zc_array *const *arrays,
     if (!create) return zc_plan_create(spec, n, arrays, targets, out);
     zc__err_clear();
     if (out) *out = NULL;
+    if (!spec || !arrays || !out) return zc__err(ZC_EINVAL, "zc_plan_create_advanced: NULL argument");
     if (!targets || n < 1 || n > 64) return zc__err(ZC_EINVAL, "zc_plan_create_advanced: creation options need 1..64 targets");
     zc_target t[64]; /* the compressor the projection counts is the one created */
     for (int i = 0; i < n; i++) {
+        if (!arrays[i]) return zc__err(ZC_EINVAL, "array %d to compute is NULL", i);
+        if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
         t[i] = targets[i];
         if (create[i] && create[i]->codec) t[i].codec = create[i]->codec;
     }
-    ZC_TRY(zc_plan_create(spec, n, arrays, t, out));
+    ZC_TRY(create_plan(spec, n, arrays, t, create, out));
     zc_plan *z = *out;
     int rc = 0;
     if (!(z->creates = zc__calloc((size_t)z->ntargets, sizeof *z->creates))) rc = ZC_ENOMEM;

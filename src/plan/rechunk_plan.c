@@ -247,9 +247,12 @@ static double slice_wall(int ndim, const int64_t *shape, const int64_t *block, i
     return cost * rounds * (double)threads * bvol / vol;
 }
 
+/* b counted `held` 1024ths */
+static size_t held_bytes(size_t b, unsigned held) { return b / 1024 * held + b % 1024 * held / 1024; }
+
 bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
-                          size_t unit, size_t fixed_mem, size_t max_mem, int64_t threads, int64_t *block,
-                          size_t *mem, double *cost)
+                          size_t unit, size_t fixed_mem, unsigned held, size_t max_mem, int64_t threads,
+                          int64_t *block, size_t *mem, double *cost)
 {
     if (ndim < 1 || ndim > MAX_DIMS || itemsize == 0 || is_empty(ndim, shape)) return false;
     if (threads < 1) threads = 1;
@@ -263,7 +266,7 @@ bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, c
     size_t bytes;
     int64_t tasks, min_tasks = threads;
     block_figures(ndim, shape, itemsize, block, &bytes, &tasks);
-    *mem = sat_add(bytes, fixed_mem);
+    *mem = sat_add(held_bytes(bytes, held), fixed_mem);
     if (*mem > max_mem) return false;
     if (min_tasks > tasks) min_tasks = tasks;
     *cost = rechunk_slice_cost(ndim, shape, from, to, itemsize, unit, block);
@@ -290,7 +293,7 @@ bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, c
                 size_t cb;
                 int64_t ct;
                 block_figures(ndim, shape, itemsize, cand, &cb, &ct);
-                size_t cm = sat_add(cb, fixed_mem);
+                size_t cm = sat_add(held_bytes(cb, held), fixed_mem);
                 if (cm > max_mem || ct < min_tasks) continue;
                 double cc = rechunk_slice_cost(ndim, shape, from, to, itemsize, unit, cand);
                 double cw = slice_wall(ndim, shape, cand, threads, cc);

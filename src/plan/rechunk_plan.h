@@ -35,17 +35,19 @@ double rechunk_copy_cost(int ndim, const int64_t *shape, const int64_t *from, co
  * chunks, reading from every source chunk it overlaps only its part, cut into
  * runs contiguous in the source chunk (see exec/run.c copy_region). Its I/O cost
  * counts the bytes those runs decode (each run about its length + one unit, at
- * most the chunk per source chunk and block) and a fixed cost per run; a task's memory is its block + `fixed_mem` (writing one output chunk, the
+ * most the chunk per source chunk and block) and a fixed cost per run; a task's memory is its block (`held`) + `fixed_mem` (writing one output chunk, the
  * read's scratch). rechunk_slice_choose picks a block leaving at least
  * `threads` tasks (or as many as one output chunk per task gives, if fewer): it
  * grows the block from one output chunk, one axis at a time,
  * to the size (the axis cut in q equal pieces, or doubled) that lowers the cost
  * counted as wall time on `threads` threads (rounds of equal blocks) most, while
- * it fits max_mem. Returns false when even one output chunk per task does not
- * fit; else fills block (multiples of `to`), *mem and *cost (the total). */
+ * it fits max_mem, the block's bytes counted `held` 1024ths (1024: once; more
+ * when the chunks written stay in memory). Returns false when even one output
+ * chunk per task does not fit; else fills block (multiples of `to`), *mem and
+ * *cost (the total). */
 bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
-                          size_t unit, size_t fixed_mem, size_t max_mem, int64_t threads, int64_t *block,
-                          size_t *mem, double *cost);
+                          size_t unit, size_t fixed_mem, unsigned held, size_t max_mem, int64_t threads,
+                          int64_t *block, size_t *mem, double *cost);
 double rechunk_slice_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
                           size_t unit, const int64_t *block);
 

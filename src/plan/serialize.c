@@ -236,6 +236,7 @@ int plan_write_doc(const zc_plan *z, const char *work_dir, const char *path)
                         "spec", spec_json(&z->spec), "nodes", nodes, "outputs", outs, "targets", tg, "stages",
                         stages, "memory_limit", (json_int_t)p->limit, "threads", (json_int_t)p->threads,
                         "tasks", (json_int_t)p->tasks);
+        if (doc && p->work_in_memory) json_object_set_new(doc, "work_in_memory", json_true());
         if (!doc || plan_doc_checksum(doc, hex) < 0) rc = ZC_ENOMEM;
     }
     if (rc == 0) {
@@ -390,6 +391,7 @@ int zc_plan_load(const char *path, zc_plan **out)
             rc = zc__err(ZC_EFORMAT, "plan '%s': memory limit %lld or threads %lld disagree with its spec", path,
                          (long long)lim, (long long)th);
         p.threads = th;
+        p.work_in_memory = json_is_true(json_object_get(doc, "work_in_memory"));
         p.outputs = zc__calloc(no, sizeof *p.outputs);
         p.stages = zc__calloc(ns, sizeof *p.stages);
         if (rc == 0 && (!p.outputs || !p.stages)) rc = ZC_ENOMEM;

@@ -1,8 +1,63 @@
-/* plan/target_mem.c — the compressor state of the stages writing targets
- * (see plan.h, plan_project_targets). */
+/* plan/target_mem.c — what writing costs a stage's tasks: the buffers of a
+ * chunk's write and the compressor state (see plan.h, plan_write_model and
+ * plan_project_targets). */
+#include <string.h>
+
 #include "codec/codec.h"
 #include "core/error.h"
 #include "plan/plan.h"
+#include "store/store.h"
+
+/* Writing a chunk (zarr/write.c write_chunk) holds, beyond the task's block: the
+ * chunk assembled from the block (unless the block lays it out already: not
+ * counted on), then each codec's output (codec_chain_encode keeps two
+ * intermediate buffers and the result: at most three), each reserved once at
+ * its codec's bound. An intermediate is written lz4 or uncompressed into files
+ * (exec/run.c intermediate_codec): the chunk and one encoded copy. */
+#define INTERMEDIATE_COPIES 2
+/* a sharded target rebuilds its shard (write_shard: the old shard, the body
+ * grown by doubling, the object with its index first): the old model's
+ * measured bound, kept for shards */
+#define SHARD_COPIES 4
+
+/* a codec's bound on its output, over all the codecs zcube writes (bzip2's
+ * is the widest: 1% + 600 bytes) */
+static size_t bound(size_t n) { return n + n / 64 + 4096; }
+
+int plan_write_model(const zc_target *t, const zc_zarr_create_opts *create, size_t itemsize, int *copies, bool *kept)
+{
+    *kept = t && t->store && t->store->url && !strncmp(t->store->url, "memory://", 9);
+    bool sharded = false;
+    for (int d = 0; create && d < create->ndim && d < ZC_MAX_DIMS; d++) sharded |= create->shards[d] != 0;
+    if (sharded) {
+        *copies = SHARD_COPIES;
+        return 0;
+    }
+    const char *cname = t && t->codec ? t->codec : "zstd:1";
+    json_t *spec = NULL;
+    ZC_TRY(codec_spec_parse(cname, 3, itemsize, &spec));
+    size_t steps = json_is_array(spec) ? json_array_size(spec) : 1;
+    json_decref(spec);
+    /* the chunk, each codec's output (at most three held), a transposed order's copy */
+    *copies = 1 + (int)(steps < 3 ? steps : 3) + (create && create->order == 'F');
+    return 0;
+}
+
+size_t plan_write_extra(const zc_array *a, size_t chunk, bool intermediate)
+{
+    int copies = intermediate || !a->write_copies ? INTERMEDIATE_COPIES : a->write_copies;
+    return (size_t)copies * bound(chunk);
+}
+
+size_t plan_kept(size_t bytes, size_t nchunks)
+{
+    return bytes + bytes / 64 + nchunks * 4096; /* each chunk as encoded: at most its bound */
+}
+
+size_t plan_write_kept(const zc_array *a, size_t bytes, size_t nchunks)
+{
+    return a->write_kept ? plan_kept(bytes, nchunks) : 0;
+}
 
 /* The compressor state a target's tasks allocate to encode its chunks (zstd's
  * context grows with the level: 0.2 MB at level 1 on small chunks, 13 MB at
@@ -10,8 +65,7 @@
  * is runtime state, taken from reserved_mem: a stage is refused only if its
  * projection then exceeds allowed_mem itself. Without targets (a plan only
  * described, or computed into a buffer) the default codec, zstd:1, is assumed,
- * so a plan is described the same with or without them, and nothing is
- * refused for it (the real targets may not compress). */
+ * and nothing is refused for it (the real targets may not compress). */
 int plan_project_targets(plan *p, const zc_target *targets, size_t allowed_mem)
 {
     for (int k = 0; k < p->nstages; k++) {
