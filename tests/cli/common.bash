@@ -18,6 +18,11 @@ PY=/usr/bin/python3
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/zcube-cli.XXXXXX")
 SEQN=0 # unique names for outputs within one script ($RANDOM collided: two outputs in one file)
 trap 'rm -rf "$TMP"' EXIT
+# the work directories that failed runs keep (for --resume) land here too
+# (readable by others: a one-node Slurm's daemons, started from here, run as
+# their own users)
+chmod 755 "$TMP"
+export TMPDIR="$TMP"
 FAILS=0
 CHECKS=0
 . "$(dirname "${BASH_SOURCE[0]}")/../skip.bash"
