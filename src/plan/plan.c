@@ -127,10 +127,12 @@ static bool slice_option(const zc_array *r, size_t limit, int64_t threads, int64
 
 /* The cost of chain rp as the engine runs it (a copy grouped when its block's
  * projection fits: group_copy), each stage beyond one weighed by the
- * planner's STAGE_PENALTY (1.5); INFINITY when a copy does not fit. */
-static double chain_cost(const zc_array *r, const rechunk_plan *rp, size_t limit)
+ * planner's STAGE_PENALTY (1.5); INFINITY when a copy does not fit. *ungrouped:
+ * some copy that could be grouped is not. */
+static double chain_cost(const zc_array *r, const rechunk_plan *rp, size_t limit, bool *ungrouped)
 {
     double cost = 0;
+    *ungrouped = false;
     for (int s = 0; s < rp->nstages; s++) {
         const int64_t *from = rp->chunks[s], *to = rp->chunks[s + 1];
         bool inter = s < rp->nstages - 1, bigger = false;
@@ -139,6 +141,7 @@ static double chain_cost(const zc_array *r, const rechunk_plan *rp, size_t limit
         rechunk_copy_block(r->ndim, r->shape, from, to, cb);
         for (int d = 0; d < r->ndim; d++) bigger |= cb[d] > to[d];
         bool grouped = bigger && copy_projection(r, from, to, cb, inter) <= limit;
+        *ungrouped |= bigger && !grouped;
         cost += rechunk_copy_cost(r->ndim, r->shape, from, to, r->itemsize, grouped);
     }
     for (int s = 1; s < rp->nstages; s++) cost *= 1.5;
@@ -146,6 +149,9 @@ static double chain_cost(const zc_array *r, const rechunk_plan *rp, size_t limit
 }
 
 #define BUDGET_TRIES 12 /* down to 0.8^11: 9% of the bound */
+#define BUDGET_MORE 3   /* tries after the first chain that fits: each costs a rechunk search
+                        * (a four-step FFT of 2^40 refused under 64MB: 4.9 s of planning; 13.5 s
+                        * with every budget tried, 2.6 s before the search) */
 
 /* Replace a rechunk that does not fit in one copy by a chain of copies (unless a
  * single-pass sliced copy costs less: then the stage loop makes it one). */
@@ -165,17 +171,20 @@ static int expand_rechunk(zc_array *r, size_t limit, int64_t threads)
     int64_t sblock[ZC_MAX_DIMS];
     double scost = INFINITY, mcost = INFINITY;
     if (!slice_option(r, limit, threads, sblock, &smem, &scost)) scost = INFINITY;
-    for (int tries = 0; tries < BUDGET_TRIES; tries++, budget = budget / 5 * 4) {
+    for (int tries = 0, more = BUDGET_MORE; tries < BUDGET_TRIES && more > 0; tries++, budget = budget / 5 * 4) {
         if ((rc = rechunk_plan_make(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, budget, &rp)) < 0) {
             if (tries == 0 && scost == INFINITY) return rc;
             zc__err_clear();
             break;
         }
-        double c = chain_cost(r, &rp, limit);
+        bool ungrouped;
+        double c = chain_cost(r, &rp, limit, &ungrouped);
         if (c < mcost) {
             mcost = c;
             best = rp;
         }
+        if (c < INFINITY && !ungrouped) break; /* every copy that can be grouped is */
+        if (mcost < INFINITY) more--;
     }
     if (mcost == INFINITY) {
         if (scost < INFINITY) return 0; /* only the sliced copy fits */
