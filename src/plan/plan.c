@@ -128,7 +128,8 @@ static bool slice_option(const zc_array *r, size_t limit, int64_t threads, int64
 /* The cost of chain rp as the engine runs it (a copy grouped when its block's
  * projection fits: group_copy), each stage beyond one weighed by the
  * planner's STAGE_PENALTY (1.5); INFINITY when a copy does not fit. *ungrouped:
- * some copy that could be grouped is not. */
+ * some copy whose group would need at most 4x the bound is not grouped (a
+ * smaller budget's chunks may group it). */
 static double chain_cost(const zc_array *r, const rechunk_plan *rp, size_t limit, bool *ungrouped)
 {
     double cost = 0;
@@ -140,8 +141,9 @@ static double chain_cost(const zc_array *r, const rechunk_plan *rp, size_t limit
         int64_t cb[ZC_MAX_DIMS];
         rechunk_copy_block(r->ndim, r->shape, from, to, cb);
         for (int d = 0; d < r->ndim; d++) bigger |= cb[d] > to[d];
-        bool grouped = bigger && copy_projection(r, from, to, cb, inter) <= limit;
-        *ungrouped |= bigger && !grouped;
+        size_t gm = bigger ? copy_projection(r, from, to, cb, inter) : 0;
+        bool grouped = bigger && gm <= limit;
+        *ungrouped |= bigger && !grouped && gm / 4 <= limit; /* within reach of smaller chunks */
         cost += rechunk_copy_cost(r->ndim, r->shape, from, to, r->itemsize, grouped);
     }
     for (int s = 1; s < rp->nstages; s++) cost *= 1.5;
@@ -149,13 +151,13 @@ static double chain_cost(const zc_array *r, const rechunk_plan *rp, size_t limit
 }
 
 #define BUDGET_TRIES 12 /* down to 0.8^11: 9% of the bound */
-#define BUDGET_MORE 3   /* tries after the first chain that fits: each costs a rechunk search
+#define BUDGET_MORE 3   /* chains tried from the first that fits on: each costs a rechunk search
                         * (a four-step FFT of 2^40 refused under 64MB: 4.9 s of planning; 13.5 s
-                        * with every budget tried, 2.6 s before the search) */
+                        * with every budget tried, 2.6 s before the search). PLAN_QUICK: 1 */
 
 /* Replace a rechunk that does not fit in one copy by a chain of copies (unless a
  * single-pass sliced copy costs less: then the stage loop makes it one). */
-static int expand_rechunk(zc_array *r, size_t limit, int64_t threads)
+static int expand_rechunk(zc_array *r, size_t limit, int64_t threads, unsigned flags)
 {
     zc_array *in = r->inputs[0];
     bool same = true;
@@ -171,7 +173,8 @@ static int expand_rechunk(zc_array *r, size_t limit, int64_t threads)
     int64_t sblock[ZC_MAX_DIMS];
     double scost = INFINITY, mcost = INFINITY;
     if (!slice_option(r, limit, threads, sblock, &smem, &scost)) scost = INFINITY;
-    for (int tries = 0, more = BUDGET_MORE; tries < BUDGET_TRIES && more > 0; tries++, budget = budget / 5 * 4) {
+    int more = flags & PLAN_QUICK ? 1 : BUDGET_MORE;
+    for (int tries = 0; tries < BUDGET_TRIES && more > 0; tries++, budget = budget / 5 * 4) {
         if ((rc = rechunk_plan_make(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, budget, &rp)) < 0) {
             if (tries == 0 && scost == INFINITY) return rc;
             zc__err_clear();
@@ -595,8 +598,8 @@ static void work_in_memory(plan *p, const zc_spec *spec)
 
 /* fuse_fft: let an FFT read through the last copy of a multistage rechunk;
  * *fused says whether it did. */
-static int build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, plan *p,
-                 bool fuse_fft, bool *fused)
+static int build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags,
+                 plan *p, bool fuse_fft, bool *fused)
 {
     memset(p, 0, sizeof *p);
     *fused = false;
@@ -659,7 +662,7 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, const plan
     int64_t threads = spec->nthreads > 0 ? spec->nthreads : (pool_default() ? pool_size(pool_default()) : 1);
     p->threads = threads;
     for (int i = 0; i < l.n && rc == 0; i++)
-        if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, threads);
+        if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, threads, flags);
     bool *mat = NULL;
     l.n = 0;
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
@@ -734,15 +737,15 @@ out:
     return rc;
 }
 
-int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, plan *p)
+int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags, plan *p)
 {
     /* reading through the fused copy may not fit a task where the copy's
      * blocks did: then the plan is made again with the copy written */
     bool fused;
-    int rc = build(spec, n, arrays, writes, p, true, &fused);
+    int rc = build(spec, n, arrays, writes, flags, p, true, &fused);
     if (rc == ZC_EMEMBOUND && fused) {
         zc__err_clear();
-        rc = build(spec, n, arrays, writes, p, false, &fused);
+        rc = build(spec, n, arrays, writes, flags, p, false, &fused);
     }
     return rc;
 }

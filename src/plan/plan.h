@@ -112,7 +112,10 @@ typedef struct {
     int copies;
     bool kept;
 } plan_write;
-int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, plan *p);
+/* PLAN_QUICK: a rechunk's chain is the first that fits, not the cheapest of
+ * a few (whether a bound fits, found faster: refusal searches) */
+#define PLAN_QUICK 1u
+int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags, plan *p);
 /* A zc_plan around a built plan (takes it over; freed on failure): copies of
  * spec and targets (targets may be NULL). */
 int plan_object(plan *p, const zc_spec *spec, const zc_target *targets, zc_plan **out);

@@ -102,12 +102,13 @@ typedef struct {
     zc_array *const *arrays;
     const zc_target *targets;
     const plan_write *writes;
+    unsigned flags; /* plan_build's */
 } request;
 
 /* The plan under spec (plan_spec's), its targets' compressor state counted. */
 static int plan_make(const zc_spec *sp, const request *r, plan *p)
 {
-    ZC_TRY(plan_build(sp, r->n, r->arrays, r->writes, p));
+    ZC_TRY(plan_build(sp, r->n, r->arrays, r->writes, r->flags, p));
     int rc = plan_project_targets(p, r->targets, sp->allowed_mem);
     if (rc < 0) plan_free(p);
     return rc;
@@ -136,10 +137,14 @@ static bool fits(const zc_spec *sp0, bool auto_reserve, size_t allowed, const re
  * allowed_mem that would make the plan. What a bound admits (an FFT's
  * algorithm, a rechunk's stages, TSQR's bands) changes with it, so it is found
  * by planning again: doubling, then bisecting to 1% on multiples of 0.1 MB,
- * each candidate planned in full (planning costs O(operations)); the figure
- * said is one that was planned. */
-static int refuse_with_fit(const zc_spec *sp, bool auto_reserve, const request *r)
+ * each candidate planned in full (planning costs O(operations)), quickly
+ * (PLAN_QUICK: whether a chain fits, not which is cheapest); the figure said
+ * is one that was planned as the caller's plan is, found from there in 1%
+ * steps if the quick one does not. */
+static int refuse_with_fit(const zc_spec *sp, bool auto_reserve, const request *r0)
 {
+    request quick = *r0, *r = &quick;
+    quick.flags |= PLAN_QUICK;
     char msg[ZC_ERRMSG_MAX];
     size_t projected = 0, allowed = 0;
     int fig = zc_errmem(&projected, &allowed);
@@ -157,6 +162,10 @@ static int refuse_with_fit(const zc_spec *sp, bool auto_reserve, const request *
             else lo = mid;
         }
         fit = other ? 0 : hi * FIT_STEP;
+        bool real = false; /* as the caller's plan is made */
+        for (int k = 0; fit && k < 8 && !(real = fits(sp, auto_reserve, fit, r0, &other)); k++)
+            fit = other ? 0 : fit + (fit / 100 > FIT_STEP ? fit / 100 : FIT_STEP);
+        if (!real) fit = 0;
     }
     zc__err_clear();
     if (!fit) return fig ? zc__err_mem(projected, allowed, "%s", msg) : zc__err(ZC_EMEMBOUND, "%s", msg);
@@ -180,7 +189,7 @@ static int create_plan(const zc_spec *spec, int n, zc_array *const *arrays, cons
     for (int i = 0; targets && i < n && rc == 0; i++)
         rc = plan_write_model(&targets[i], create ? create[i] : NULL, arrays[i]->itemsize, &w[i].copies,
                               &w[i].kept);
-    request r = {n, arrays, targets, w};
+    request r = {n, arrays, targets, w, 0};
     plan p;
     if (rc == 0) rc = plan_make(&sp, &r, &p);
     /* (a caller's older, shorter zc_spec has reserved_mem: plan_spec checked) */
