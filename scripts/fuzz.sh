@@ -21,6 +21,9 @@
 # A unit running over 30 s counts as a hang (-timeout=30): the instrumented
 # binaries run 10-20x slower than a release build, and a loaded machine more so
 # (planning fftn(t, s=(2^40,)) takes 0.3 s released, over 15 s here at load 24).
+# The replay allows 120 s: its corpus keeps the slowest units found, such as
+# that FFT refused under 64 MiB, whose refusal plans it ~9 times to name the
+# smallest bound (3.6 s released, 65 s instrumented on this machine).
 #
 # SECONDS_PER_TARGET 0 only replays each committed corpus through its libFuzzer
 # binary (no mutation, deterministic; fails on any finding): CI does this, so
@@ -47,7 +50,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 if [ "$secs" = 0 ]; then
     for t in "${targets[@]}"; do
         echo "fuzz.sh: replaying fuzz/corpus/$t through fuzz_$t"
-        build-fuzz/fuzz/fuzz_"$t" -runs=0 -rss_limit_mb=2048 -timeout=60 fuzz/corpus/"$t" >build-fuzz/replay-"$t".log 2>&1 \
+        build-fuzz/fuzz/fuzz_"$t" -runs=0 -rss_limit_mb=2048 -timeout=120 fuzz/corpus/"$t" >build-fuzz/replay-"$t".log 2>&1 \
             || { tail -40 build-fuzz/replay-"$t".log; echo "fuzz.sh: fuzz_$t failed on its corpus" >&2; exit 1; }
     done
     exit 0
