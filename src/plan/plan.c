@@ -112,11 +112,11 @@ static bool slice_option(const zc_array *r, size_t limit, int64_t threads, int64
     if (ck_mul_sz(chunk, 3, &fixed) || ck_add_sz(fixed, (size_t)13 << 20, &fixed) ||
         ck_add_sz(fixed, plan_write_extra(r, node_chunk_bytes(r), false) + TASK_BOOKKEEPING, &fixed))
         return false;
-    /* a memory store keeps each chunk written: the block twice (plan_kept's
-     * bound: 1/64 and 4 KiB per chunk more) */
+    /* a memory store keeps each chunk written: the block once more, at
+     * plan_kept's bound per chunk */
     size_t out = node_chunk_bytes(r);
     unsigned held = 1024;
-    if (r->write_kept) held += 1024 + 16 + (unsigned)((((size_t)4096 << 10) + out - 1) / (out ? out : 1));
+    if (r->write_kept && out) held += (unsigned)ceil(1024.0 * (double)plan_kept(out, 1) / (double)out);
     if (!rechunk_slice_choose(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, pi.unit, fixed, held, limit,
                               threads, block, mem, cost))
         return false;

@@ -181,6 +181,10 @@ static int refuse_with_fit(const zc_spec *sp, bool auto_reserve, const request *
 static int create_plan(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
                        const zc_zarr_create_opts *const *create, zc_plan **out)
 {
+    for (int i = 0; i < n; i++)
+        if (!arrays[i]) return zc__err(ZC_EINVAL, "array %d to compute is NULL", i);
+    for (int i = 0; targets && i < n; i++)
+        if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
     zc_spec sp;
     ZC_TRY(plan_spec(spec, &sp));
     plan_write *w = NULL;
@@ -204,10 +208,6 @@ int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc
     zc__err_clear();
     if (out) *out = NULL;
     if (!spec || !arrays || !out || n < 1) return zc__err(ZC_EINVAL, "zc_plan_create: NULL argument");
-    for (int i = 0; i < n; i++)
-        if (!arrays[i]) return zc__err(ZC_EINVAL, "array %d to compute is NULL", i);
-    for (int i = 0; targets && i < n; i++)
-        if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
     return create_plan(spec, n, arrays, targets, NULL, out);
 }
 
@@ -221,8 +221,6 @@ int zc_plan_create_advanced(const zc_spec *spec, int n, zc_array *const *arrays,
     if (!targets || n < 1 || n > 64) return zc__err(ZC_EINVAL, "zc_plan_create_advanced: creation options need 1..64 targets");
     zc_target t[64]; /* the compressor the projection counts is the one created */
     for (int i = 0; i < n; i++) {
-        if (!arrays[i]) return zc__err(ZC_EINVAL, "array %d to compute is NULL", i);
-        if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
         t[i] = targets[i];
         if (create[i] && create[i]->codec) t[i].codec = create[i]->codec;
     }

@@ -1,9 +1,11 @@
 /* plan/target_mem.c — what writing costs a stage's tasks: the buffers of a
  * chunk's write and the compressor state (see plan.h, plan_write_model and
  * plan_project_targets). */
+#include <stdint.h>
 #include <string.h>
 
 #include "codec/codec.h"
+#include "core/checked.h"
 #include "core/error.h"
 #include "plan/plan.h"
 #include "store/store.h"
@@ -21,8 +23,14 @@
 #define SHARD_COPIES 4
 
 /* a codec's bound on its output, over all the codecs zcube writes (bzip2's
- * is the widest: 1% + 600 bytes) */
-static size_t bound(size_t n) { return n + n / 64 + 4096; }
+ * is the widest: 1% + 600 bytes); k of them. Saturated: a projection that
+ * overflows is refused, never wrapped to a small one. */
+static size_t bounds(size_t n, size_t k)
+{
+    size_t b, r;
+    if (ck_add_sz(n, n / 64 + 4096, &b) || ck_mul_sz(b, k, &r)) return SIZE_MAX;
+    return r;
+}
 
 int plan_write_model(const zc_target *t, const zc_zarr_create_opts *create, size_t itemsize, int *copies, bool *kept)
 {
@@ -46,12 +54,15 @@ int plan_write_model(const zc_target *t, const zc_zarr_create_opts *create, size
 size_t plan_write_extra(const zc_array *a, size_t chunk, bool intermediate)
 {
     int copies = intermediate || !a->write_copies ? INTERMEDIATE_COPIES : a->write_copies;
-    return (size_t)copies * bound(chunk);
+    return bounds(chunk, (size_t)copies);
 }
 
 size_t plan_kept(size_t bytes, size_t nchunks)
 {
-    return bytes + bytes / 64 + nchunks * 4096; /* each chunk as encoded: at most its bound */
+    /* each chunk as encoded: at most its bound */
+    size_t pad, r;
+    if (ck_mul_sz(nchunks, 4096, &pad) || ck_add_sz(pad, bytes / 64, &pad) || ck_add_sz(bytes, pad, &r)) return SIZE_MAX;
+    return r;
 }
 
 size_t plan_write_kept(const zc_array *a, size_t bytes, size_t nchunks)
