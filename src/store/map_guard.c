@@ -25,15 +25,17 @@
  * process dies of SIGBUS as it would have).
  *
  * The handler only does async-signal-safe work: atomic loads and stores,
- * mmap (a system call) and, for a fault that is not ours, sigaction/raise.
+ * mmap (the raw system call) and, for a fault that is not ours, sigaction/raise.
  * ZC_STORE_MAP=0 maps nothing, so no handler is installed. */
 #include "store/map_guard.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 typedef struct {
@@ -50,18 +52,36 @@ static uintptr_t page_mask;       /* ~(page size - 1), read before the handler e
 static int installed;             /* 1 if our handler is in place */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* A page of zeros over the faulting page. The system call itself, not
+ * mmap(): ThreadSanitizer's mmap interceptor records the range as written by
+ * this thread, so other threads still decoding the same chunk would be
+ * reported as racing with the kernel's replacement (and a report raised from
+ * inside a signal handler can hang the process). */
+static void *zero_page(void *page)
+{
+    size_t len = ~page_mask + 1;
+    int prot = PROT_READ, flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
+#ifdef SYS_mmap
+    long r = syscall(SYS_mmap, page, len, prot, flags, -1, 0L);
+    return r == -1 ? MAP_FAILED : (void *)r;
+#else
+    return mmap(page, len, prot, flags, -1, 0);
+#endif
+}
+
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
+    int saved_errno = errno; /* the interrupted code's, whatever mmap sets */
     uintptr_t a = (uintptr_t)si->si_addr;
     if (si->si_code > 0) /* raised by a fault, not sent */
         for (size_t i = 0; i < MAP_GUARD_SLOTS; i++) {
             uintptr_t s = atomic_load_explicit(&slots[i].start, memory_order_acquire);
             if (!s || a < s || a - s >= atomic_load_explicit(&slots[i].len, memory_order_relaxed)) continue;
             void *page = (void *)(a & page_mask);
-            if (mmap(page, ~page_mask + 1, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
-                break;
+            if (zero_page(page) == MAP_FAILED) break;
             atomic_store(&slots[i].faulted, true);
             atomic_fetch_add(&faults, 1);
+            errno = saved_errno;
             return; /* the access is made again, and reads zeros */
         }
     /* not ours: what would have happened without us */
