@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "core/pool.h"
 #include "core/rss.h"
 #include "plan/kind.h"
@@ -29,15 +30,12 @@
 #define BLAS_PANEL_ROW ((size_t)256 * 8)
 #define BLAS_MAX_COLS 13824
 
-static size_t sat_add(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
-static size_t sat_mul(size_t a, size_t b) { return b && a > SIZE_MAX / b ? SIZE_MAX : a * b; }
-
 /* FFT and BLAS work in a stage's node and the nodes fused into it (not
  * materialized: a node read by several is a stage of its own, so this is a tree). */
 static void scan(const zc_array *a, bool top, mem_reserve *r, bool *blas, int64_t *cols)
 {
     if (!top && a->stage >= 0) return;
-    if (kind_of(a)->library_mem) r->fft = sat_add(r->fft, kind_of(a)->library_mem(a));
+    if (kind_of(a)->library_mem) r->fft = ck_sat_add(r->fft, kind_of(a)->library_mem(a));
     if (kind_has(a, KIND_BLAS)) {
         *blas = true;
         for (int i = -1; i < a->ninputs; i++) { /* the widest block: its result's or an input's columns */
@@ -59,8 +57,8 @@ static void reserve_of(const plan *p, int threads, mem_reserve *r)
     for (int k = 0; k < p->nstages; k++) scan(p->stages[k].node, true, r, &blas, &cols);
     if (cols > BLAS_MAX_COLS) cols = BLAS_MAX_COLS;
     if (blas) r->blas = nt * (BLAS_FIXED + BLAS_PANEL_ROW * (size_t)cols);
-    r->uncounted = sat_add(sat_add(r->fft, r->blas), r->runtime);
-    r->total = sat_add(r->block_cache, r->uncounted);
+    r->uncounted = ck_sat_add(ck_sat_add(r->fft, r->blas), r->runtime);
+    r->total = ck_sat_add(r->block_cache, r->uncounted);
 }
 
 int memcheck_init(memcheck *m, const plan *p, const zc_spec *spec, size_t extra)
@@ -121,8 +119,8 @@ static size_t above(size_t a, size_t b) { return a > b ? a - b : 0; }
 /* The bound on peak RSS above the run's start for a stage that kept `kept` bytes of data in memory. */
 static size_t bound_of(const memcheck *m, size_t kept)
 {
-    size_t b = sat_add(sat_mul((size_t)m->threads, m->allowed_mem), m->cache_mem);
-    return sat_add(sat_add(sat_add(b, m->extra), kept), m->reserve.total);
+    size_t b = ck_sat_add(ck_sat_mul((size_t)m->threads, m->allowed_mem), m->cache_mem);
+    return ck_sat_add(ck_sat_add(ck_sat_add(b, m->extra), kept), m->reserve.total);
 }
 
 void memcheck_annotate(const memcheck *m, char **json)
@@ -145,7 +143,7 @@ void memcheck_annotate(const memcheck *m, char **json)
         ran = true;
         size_t growth = above(s->rss_peak, s->rss_start), counted = above(s->held_peak, s->held_start);
         size_t kept = above(s->cur_end, m->cur_base), bound = bound_of(m, kept);
-        bool ag = s->measured && growth <= sat_add(sat_add(counted, s->mapped_peak), r->uncounted);
+        bool ag = s->measured && growth <= ck_sat_add(ck_sat_add(counted, s->mapped_peak), r->uncounted);
         bool wb = s->measured && above(s->rss_peak, m->rss_base) <= bound;
         measured &= s->measured;
         agrees &= ag;

@@ -1087,7 +1087,7 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
     /* Small intermediates (reduction partials, mostly) stay in memory, inside
      * reserved_mem: a file per tiny chunk costs far more than computing it. The
      * plan says whether its projections allow it (plan.c work_in_memory). */
-    bool in_memory = p->work_in_memory && !spec->resume && (size_t)p->intermediate_bytes <= spec->reserved_mem / 2;
+    bool in_memory = p->work_in_memory && !spec->resume && (size_t)p->intermediate_bytes <= plan_work_reserve(spec);
     size_t cached = srccache_bytes(cache); /* what cache_mem has left holds the intermediates if they all fit */
     if (p->work_in_memory && !spec->resume && spec->cache_mem > cached &&
         (size_t)p->intermediate_bytes <= spec->cache_mem - cached)

@@ -53,15 +53,15 @@ size_t node_proj_read(const zc_array *a, const int64_t *chunks, const zc_range *
 {
     size_t chunk = a->itemsize, touched = 1;
     for (int d = 0; d < a->ndim; d++) {
-        chunk *= (size_t)chunks[d];
+        chunk = ck_sat_mul(chunk, (size_t)chunks[d]);
         int64_t c = range_count(&sel[d]);
         if (!c) return 0;
         /* worst alignment: a span of `span` elements touches up to (span + chunk - 2) / chunk + 1 chunks */
         int64_t span = (c - 1) * sel[d].step + 1, grid = ck_ceildiv(a->shape[d], chunks[d]);
         int64_t t = (span + chunks[d] - 2) / chunks[d] + 1;
-        touched *= (size_t)(t < grid ? t : grid);
+        touched = ck_sat_mul(touched, (size_t)(t < grid ? t : grid));
     }
-    return chunk * (1 + (touched < 64 ? touched : 64));
+    return ck_sat_mul(chunk, 1 + (touched < 64 ? touched : 64));
 }
 
 json_t *kind_int_array(const int64_t *v, int n)

@@ -214,6 +214,12 @@ static int expand_rechunk(zc_array *r, size_t limit, int64_t threads, unsigned f
 
 static size_t proj(const zc_array *a, const zc_range *sel);
 
+/* a + b + c + d + e, SIZE_MAX if it overflows (a projection that does is too big) */
+static size_t sum5(size_t a, size_t b, size_t c, size_t d, size_t e)
+{
+    return ck_sat_add(ck_sat_add(ck_sat_add(a, b), ck_sat_add(c, d)), e);
+}
+
 /* Projected bytes of one copy task from chunks `from` to `to` writing `block`
  * (a block of `to` chunks; `to` itself: one chunk) in the engine's model: the
  * block, one chunk's write (as an intermediate's, or as a's) and the source
@@ -231,7 +237,7 @@ static size_t copy_projection(const zc_array *a, const int64_t *from, const int6
         n *= (size_t)ck_ceildiv(e, to[d]);
     }
     size_t kept = intermediate ? 0 : plan_write_kept(a, out, n);
-    return out + plan_write_extra(a, chunk, intermediate) + kept + TASK_BOOKKEEPING + node_proj_read(a, from, sel);
+    return sum5(out, plan_write_extra(a, chunk, intermediate), kept, TASK_BOOKKEEPING, node_proj_read(a, from, sel));
 }
 
 /* Bytes to compute a region of a from its inputs (a's own materialization aside:
@@ -252,8 +258,7 @@ static size_t stage_projection(const zc_array *a)
     size_t out = node_chunk_bytes(a);
     /* the block and its write, plus the task's bookkeeping: selection plans,
      * chunk keys and request arrays of a batched read (independent of data size) */
-    return out + plan_write_extra(a, out, false) + plan_write_kept(a, out, 1) + TASK_BOOKKEEPING +
-           proj_compute(a, sel);
+    return sum5(out, plan_write_extra(a, out, false), plan_write_kept(a, out, 1), TASK_BOOKKEEPING, proj_compute(a, sel));
 }
 
 /* One task writing `block` (a block of a's chunks; NULL: one chunk): it holds the
@@ -265,8 +270,8 @@ static size_t block_projection(const zc_array *a, const int64_t *block)
     for (int d = 0; d < a->ndim; d++) sel[d] = (zc_range){0, block[d] < a->shape[d] ? block[d] : a->shape[d], 1};
     size_t region = node_region_bytes(a, sel), n = 1;
     for (int d = 0; d < a->ndim; d++) n *= (size_t)ck_ceildiv(sel[d].stop, a->chunks[d]);
-    return region + plan_write_extra(a, node_chunk_bytes(a), false) + plan_write_kept(a, region, n) +
-           TASK_BOOKKEEPING + proj_compute(a, sel);
+    return sum5(region, plan_write_extra(a, node_chunk_bytes(a), false), plan_write_kept(a, region, n),
+                TASK_BOOKKEEPING, proj_compute(a, sel));
 }
 
 /* A stage whose tasks each write a block of chunks: tasks and projection. */
@@ -424,15 +429,15 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
     for (int i = 0; i < n; i++) {
         const zc_array *a = p->stages[m[i]].node, *in = a->inputs[0];
         size_t out = node_chunk_bytes(a);
-        outs += out + (group_streams(p, m, n) ? plan_stream_tile(in) * in->itemsize : GROUP_TILE);
+        outs = sum5(outs, out, group_streams(p, m, n) ? ck_sat_mul(plan_stream_tile(in), in->itemsize) : GROUP_TILE, 0, 0);
         size_t w = plan_write_extra(a, out, false); /* one write at a time; a memory store keeps each */
         if (w > write) write = w;
-        kept += plan_write_kept(a, out, 1);
+        kept = ck_sat_add(kept, plan_write_kept(a, out, 1));
         if (a->p.reduce.flags & ROUND_LAST) {
             size_t nacc = 1;
             for (int d = 0; d < in->ndim; d++)
                 if (!((a->p.reduce.axes >> d) & 1)) nacc *= (size_t)in->chunks[d];
-            acc += nacc * red_acc_size(a->p.reduce.op, a->p.reduce.in_dtype);
+            acc = ck_sat_add(acc, ck_sat_mul(nacc, red_acc_size(a->p.reduce.op, a->p.reduce.in_dtype)));
         }
         int k = round_leaves(a, lv);
         for (int j = 0; j < k; j++) {
@@ -450,19 +455,20 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
         const char *why;
         if (plan_stream_leaf(root[q], all[q], &why)) {
             streamed = true;
-            leaves += zarr_stream_mem(all[q]->p.zarr.z) + 2 * plan_stream_tile(root[q]) * all[q]->itemsize;
+            leaves = sum5(leaves, zarr_stream_mem(all[q]->p.zarr.z), ck_sat_mul(2 * plan_stream_tile(root[q]), all[q]->itemsize), 0, 0);
             continue;
         }
         int64_t c0[ZC_MAX_DIMS] = {0};
         zc_range sel[ZC_MAX_DIMS], ls[ZC_MAX_DIMS];
         node_block_region(root[q], c0, sel);
         node_leaf_sel(root[q], all[q], sel, ls, NULL);
-        leaves += node_region_bytes(all[q], ls);
+        leaves = ck_sat_add(leaves, node_region_bytes(all[q], ls));
         size_t s = proj(all[q], ls);
         if (s > scratch) scratch = s;
     }
-    if (streamed) return TASK_BOOKKEEPING + outs + kept + acc + (leaves + scratch > write ? leaves + scratch : write);
-    return TASK_BOOKKEEPING + outs + kept + write + acc + leaves + scratch;
+    size_t reads = ck_sat_add(leaves, scratch);
+    if (streamed) return sum5(TASK_BOOKKEEPING, outs, kept, acc, reads > write ? reads : write);
+    return sum5(TASK_BOOKKEEPING, outs, kept, acc, ck_sat_add(write, reads));
 }
 
 /* plan_stage.stream of a group's leader: whether its stored sources stream. */
@@ -574,7 +580,7 @@ static size_t kept_by(const plan *p, int k)
                 n *= (size_t)ck_ceildiv(e, a->chunks[d]);
             }
         }
-        sum += plan_kept(bytes, n);
+        sum = ck_sat_add(sum, plan_kept(bytes, n));
     }
     return sum;
 }
@@ -586,7 +592,7 @@ static size_t kept_by(const plan *p, int k)
 static void work_in_memory(plan *p, const zc_spec *spec)
 {
     size_t ib = (size_t)p->intermediate_bytes;
-    if (!ib || (ib > spec->reserved_mem / 2 && ib > spec->cache_mem)) return;
+    if (!ib || (ib > plan_work_reserve(spec) && ib > spec->cache_mem)) return;
     for (int k = 0; k < p->nstages; k++) {
         const plan_stage *s = &p->stages[k];
         if ((s->group < 0 || s->group == k) && s->projected + kept_by(p, k) > p->limit) return;

@@ -69,6 +69,10 @@ typedef struct {
     bool work_in_memory;
 } plan;
 
+/* The share of reserved_mem that may hold a plan's intermediates in memory
+ * (the rest is for what reserved_mem is for: code, codec state, buffers). */
+static inline size_t plan_work_reserve(const zc_spec *spec) { return spec->reserved_mem / 2; }
+
 /* The public plan handle (zcube.h): a plan, and what executing it needs. Its
  * stages never change once made; executions run one at a time (lock) and leave
  * their figures in the stages (seconds, measured) and in `report`. */

@@ -57,20 +57,6 @@
 #define DIM_LIMIT ((int64_t)1 << 62)  /* shapes and chunks above this are refused */
 #define STAGE_PENALTY 1.5             /* an extra stage must cut the I/O cost by this factor */
 
-/* ---- saturating size arithmetic (a projection that overflows is "too big") ---- */
-
-static size_t sat_mul(size_t a, size_t b)
-{
-    size_t r;
-    return ck_mul_sz(a, b, &r) ? SIZE_MAX : r;
-}
-
-static size_t sat_add(size_t a, size_t b)
-{
-    size_t r;
-    return ck_add_sz(a, b, &r) ? SIZE_MAX : r;
-}
-
 /* Worst number of chunks of size a that one chunk of size b overlaps, along an axis of
  * length s (the output chunks start at multiples of b; the last one is cut at s). */
 static int64_t overlap_max(int64_t s, int64_t a, int64_t b)
@@ -112,7 +98,7 @@ static double pieces(int64_t s, int64_t a, int64_t b)
 static size_t chunk_bytes(int ndim, const int64_t *c, size_t itemsize)
 {
     size_t n = itemsize;
-    for (int d = 0; d < ndim; d++) n = sat_mul(n, (size_t)c[d]);
+    for (int d = 0; d < ndim; d++) n = ck_sat_mul(n, (size_t)c[d]);
     return n;
 }
 
@@ -127,8 +113,8 @@ size_t rechunk_task_mem(int ndim, const int64_t *shape, const int64_t *from, con
 {
     if (is_empty(ndim, shape)) return 0; /* no tasks at all */
     size_t n = 1;
-    for (int d = 0; d < ndim; d++) n = sat_mul(n, (size_t)overlap_max(shape[d], from[d], to[d]));
-    return sat_add(sat_mul(n, chunk_bytes(ndim, from, itemsize)), chunk_bytes(ndim, to, itemsize));
+    for (int d = 0; d < ndim; d++) n = ck_sat_mul(n, (size_t)overlap_max(shape[d], from[d], to[d]));
+    return ck_sat_add(ck_sat_mul(n, chunk_bytes(ndim, from, itemsize)), chunk_bytes(ndim, to, itemsize));
 }
 
 void rechunk_copy_block(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, int64_t *block)
@@ -147,8 +133,8 @@ size_t rechunk_copy_mem(int ndim, const int64_t *shape, const int64_t *from, con
     int64_t c[MAX_DIMS];
     rechunk_copy_block(ndim, shape, from, to, c);
     size_t n = 1;
-    for (int d = 0; d < ndim; d++) n = sat_mul(n, (size_t)overlap_max(shape[d], from[d], c[d]));
-    return sat_add(sat_mul(n, chunk_bytes(ndim, from, itemsize)), chunk_bytes(ndim, c, itemsize));
+    for (int d = 0; d < ndim; d++) n = ck_sat_mul(n, (size_t)overlap_max(shape[d], from[d], c[d]));
+    return ck_sat_add(ck_sat_mul(n, chunk_bytes(ndim, from, itemsize)), chunk_bytes(ndim, c, itemsize));
 }
 
 /* I/O cost of one copy in bytes: decoded reads, writes, and a fixed cost per chunk op.
@@ -225,7 +211,7 @@ static void block_figures(int ndim, const int64_t *shape, size_t itemsize, const
     *bytes = itemsize;
     *tasks = 1;
     for (int d = 0; d < ndim; d++) {
-        *bytes = sat_mul(*bytes, (size_t)(b[d] < shape[d] ? b[d] : shape[d]));
+        *bytes = ck_sat_mul(*bytes, (size_t)(b[d] < shape[d] ? b[d] : shape[d]));
         int64_t n = ck_ceildiv(shape[d], b[d]);
         *tasks = n && *tasks > INT64_MAX / n ? INT64_MAX : *tasks * n;
     }
@@ -266,7 +252,7 @@ bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, c
     size_t bytes;
     int64_t tasks, min_tasks = threads;
     block_figures(ndim, shape, itemsize, block, &bytes, &tasks);
-    *mem = sat_add(held_bytes(bytes, held), fixed_mem);
+    *mem = ck_sat_add(held_bytes(bytes, held), fixed_mem);
     if (*mem > max_mem) return false;
     if (min_tasks > tasks) min_tasks = tasks;
     *cost = rechunk_slice_cost(ndim, shape, from, to, itemsize, unit, block);
@@ -293,7 +279,7 @@ bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, c
                 size_t cb;
                 int64_t ct;
                 block_figures(ndim, shape, itemsize, cand, &cb, &ct);
-                size_t cm = sat_add(held_bytes(cb, held), fixed_mem);
+                size_t cm = ck_sat_add(held_bytes(cb, held), fixed_mem);
                 if (cm > max_mem || ct < min_tasks) continue;
                 double cc = rechunk_slice_cost(ndim, shape, from, to, itemsize, unit, cand);
                 double cw = slice_wall(ndim, shape, cand, threads, cc);
@@ -644,9 +630,9 @@ int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const 
     int64_t clip[MAX_DIMS];
     for (int d = 0; d < ndim; d++) clip[d] = dst[d] < shape[d] ? dst[d] : shape[d];
     size_t src_bytes = chunk_bytes(ndim, src, itemsize);
-    size_t cb = sat_add(chunk_bytes(ndim, dst, itemsize), chunk_bytes(ndim, clip, itemsize));
+    size_t cb = ck_sat_add(chunk_bytes(ndim, dst, itemsize), chunk_bytes(ndim, clip, itemsize));
     char one[32];
-    if (sat_add(src_bytes, itemsize) > max_mem) {
+    if (ck_sat_add(src_bytes, itemsize) > max_mem) {
         fmt_bytes(one, sizeof one, src_bytes);
         snprintf(what, sizeof what, "use smaller source chunks (one is %s)", one);
     } else if (cb > max_mem) {
