@@ -160,6 +160,49 @@ TEST(random_plans_hold_the_bound)
     CHECK(ok > 500 && multi > 100 && refused > 50);
 }
 
+/* A memo shared by many plans (more geometries than it keeps, each planned
+ * again under other budgets after others evicted it or not) gives exactly the
+ * plans and refusals planning without one does. */
+TEST(memo_plans_as_without)
+{
+    rechunk_memo *memo = rechunk_memo_new();
+    CHECK(memo != NULL);
+    int64_t shape[20][3], src[20][3], dst[20][3];
+    for (int g = 0; g < 20; g++) /* time series to maps, and back: multistage under a few MiB */
+        for (int d = 0; d < 3; d++) {
+            shape[g][d] = rnd_in(200, 3000);
+            int64_t small = rnd_in(1, 16), large = rnd_in(shape[g][d] / 2, shape[g][d]);
+            src[g][d] = d == 0 ? small : d == 1 ? large : rnd_in(1, 64);
+            dst[g][d] = d == 0 ? large : d == 1 ? small : rnd_in(1, 64);
+            if (g % 2) {
+                int64_t t = src[g][d];
+                src[g][d] = dst[g][d];
+                dst[g][d] = t;
+            }
+        }
+    int same = 0, multi = 0;
+    for (int it = 0; it < 400; it++) {
+        int g = it < 200 ? it % 20 : (int)rnd_in(0, 19); /* in order (evicting), then at random */
+        size_t max_mem = (size_t)rnd_in(1, 32) << 20;
+        rechunk_plan a, b;
+        int ra = rechunk_plan_make(3, shape[g], src[g], dst[g], 8, max_mem, &a);
+        char ea[1024];
+        snprintf(ea, sizeof ea, "%s", ra < 0 ? zc_errmsg() : "");
+        int rb = rechunk_plan_make_in(memo, 3, shape[g], src[g], dst[g], 8, max_mem, &b);
+        CHECK(ra == rb);
+        if (ra == 0) {
+            CHECK(memcmp(&a, &b, sizeof a) == 0);
+            multi += a.nstages > 1;
+        } else {
+            CHECK(strcmp(ea, zc_errmsg()) == 0);
+        }
+        same++;
+    }
+    rechunk_memo_free(memo);
+    printf("%d plans alike with and without the memo, %d multistage\n", same, multi);
+    CHECK(same == 400 && multi > 100);
+}
+
 TEST(min_mem_is_exact)
 {
     for (int it = 0; it < 300; it++) {

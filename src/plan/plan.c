@@ -157,7 +157,7 @@ static double chain_cost(const zc_array *r, const rechunk_plan *rp, size_t limit
 
 /* Replace a rechunk that does not fit in one copy by a chain of copies (unless a
  * single-pass sliced copy costs less: then the stage loop makes it one). */
-static int expand_rechunk(zc_array *r, size_t limit, int64_t threads, unsigned flags)
+static int expand_rechunk(zc_array *r, size_t limit, int64_t threads, unsigned flags, rechunk_memo *memo)
 {
     zc_array *in = r->inputs[0];
     bool same = true;
@@ -175,7 +175,8 @@ static int expand_rechunk(zc_array *r, size_t limit, int64_t threads, unsigned f
     if (!slice_option(r, limit, threads, sblock, &smem, &scost)) scost = INFINITY;
     int more = flags & PLAN_QUICK ? 1 : BUDGET_MORE;
     for (int tries = 0; tries < BUDGET_TRIES && more > 0; tries++, budget = budget / 5 * 4) {
-        if ((rc = rechunk_plan_make(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, budget, &rp)) < 0) {
+        if ((rc = rechunk_plan_make_in(memo, r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, budget, &rp)) <
+            0) {
             if (tries == 0 && scost == INFINITY) return rc;
             zc__err_clear();
             break;
@@ -605,7 +606,7 @@ static void work_in_memory(plan *p, const zc_spec *spec)
 /* fuse_fft: let an FFT read through the last copy of a multistage rechunk;
  * *fused says whether it did. */
 static int build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags,
-                 plan *p, bool fuse_fft, bool *fused)
+                 rechunk_memo *memo, plan *p, bool fuse_fft, bool *fused)
 {
     memset(p, 0, sizeof *p);
     *fused = false;
@@ -668,7 +669,7 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, const plan
     int64_t threads = spec->nthreads > 0 ? spec->nthreads : (pool_default() ? pool_size(pool_default()) : 1);
     p->threads = threads;
     for (int i = 0; i < l.n && rc == 0; i++)
-        if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, threads, flags);
+        if (l.v[i]->kind == NODE_RECHUNK) rc = expand_rechunk(l.v[i], p->limit, threads, flags, memo);
     bool *mat = NULL;
     l.n = 0;
     for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, p->outputs[i]);
@@ -743,16 +744,20 @@ out:
     return rc;
 }
 
-int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags, plan *p)
+int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags,
+               rechunk_memo *memo, plan *p)
 {
+    rechunk_memo *own = NULL;
+    if (!memo && !(memo = own = rechunk_memo_new())) return ZC_ENOMEM;
     /* reading through the fused copy may not fit a task where the copy's
      * blocks did: then the plan is made again with the copy written */
     bool fused;
-    int rc = build(spec, n, arrays, writes, flags, p, true, &fused);
+    int rc = build(spec, n, arrays, writes, flags, memo, p, true, &fused);
     if (rc == ZC_EMEMBOUND && fused) {
         zc__err_clear();
-        rc = build(spec, n, arrays, writes, flags, p, false, &fused);
+        rc = build(spec, n, arrays, writes, flags, memo, p, false, &fused);
     }
+    rechunk_memo_free(own);
     return rc;
 }
 

@@ -22,6 +22,7 @@
 
 #include "core/json.h"
 #include "plan/array.h"
+#include "plan/rechunk_plan.h"
 
 typedef struct {
     zc_array *node;          /* what this stage materializes (retained) */
@@ -119,7 +120,10 @@ typedef struct {
 /* PLAN_QUICK: a rechunk's chain is the first that fits, not the cheapest of
  * a few (whether a bound fits, found faster: refusal searches) */
 #define PLAN_QUICK 1u
-int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags, plan *p);
+/* memo: the planning session's rechunk searches (rechunk_plan.h), kept
+ * between the plans made for one request; NULL: this plan's own */
+int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags,
+               rechunk_memo *memo, plan *p);
 /* A zc_plan around a built plan (takes it over; freed on failure): copies of
  * spec and targets (targets may be NULL). */
 int plan_object(plan *p, const zc_spec *spec, const zc_target *targets, zc_plan **out);

@@ -103,12 +103,13 @@ typedef struct {
     const zc_target *targets;
     const plan_write *writes;
     unsigned flags; /* plan_build's */
+    rechunk_memo *memo; /* kept for every plan made for the request */
 } request;
 
 /* The plan under spec (plan_spec's), its targets' compressor state counted. */
 static int plan_make(const zc_spec *sp, const request *r, plan *p)
 {
-    ZC_TRY(plan_build(sp, r->n, r->arrays, r->writes, r->flags, p));
+    ZC_TRY(plan_build(sp, r->n, r->arrays, r->writes, r->flags, r->memo, p));
     int rc = plan_project_targets(p, r->targets, sp->allowed_mem);
     if (rc < 0) plan_free(p);
     return rc;
@@ -193,12 +194,14 @@ static int create_plan(const zc_spec *spec, int n, zc_array *const *arrays, cons
     for (int i = 0; targets && i < n && rc == 0; i++)
         rc = plan_write_model(&targets[i], create ? create[i] : NULL, arrays[i]->itemsize, &w[i].copies,
                               &w[i].kept);
-    request r = {n, arrays, targets, w, 0};
+    request r = {n, arrays, targets, w, 0, rechunk_memo_new()};
+    if (!r.memo) rc = ZC_ENOMEM;
     plan p;
     if (rc == 0) rc = plan_make(&sp, &r, &p);
     /* (a caller's older, shorter zc_spec has reserved_mem: plan_spec checked) */
     if (rc == ZC_EMEMBOUND) rc = refuse_with_fit(&sp, spec->reserved_mem == 0, &r);
     else if (rc == 0) rc = plan_object(&p, &sp, targets, out);
+    rechunk_memo_free(r.memo);
     zc__free(w);
     return rc;
 }

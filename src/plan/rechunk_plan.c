@@ -580,6 +580,71 @@ size_t rechunk_plan_min_mem(int ndim, const int64_t *shape, const int64_t *src, 
 int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst, size_t itemsize,
                       size_t max_mem, rechunk_plan *out)
 {
+    return rechunk_plan_make_in(NULL, ndim, shape, src, dst, itemsize, max_mem, out);
+}
+
+/* ---- the memo: search tables kept for one planning session ---- */
+
+#define MEMO_MAX 8 /* tables kept (a few MiB each at most: GRID^2 chunkings squared) */
+
+typedef struct {
+    bool live;
+    int ndim;
+    size_t itemsize;
+    int64_t shape[MAX_DIMS], src[MAX_DIMS], dst[MAX_DIMS];
+    search s;           /* its pointers point at the arrays above */
+    unsigned long used; /* the memo's clock at its last use */
+} memo_entry;
+
+struct rechunk_memo {
+    memo_entry e[MEMO_MAX];
+    unsigned long clock;
+};
+
+rechunk_memo *rechunk_memo_new(void) { return zc__calloc(1, sizeof(rechunk_memo)); }
+
+void rechunk_memo_free(rechunk_memo *m)
+{
+    if (!m) return;
+    for (int i = 0; i < MEMO_MAX; i++)
+        if (m->e[i].live) search_free(&m->e[i].s);
+    zc__free(m);
+}
+
+/* The tables for these arguments: kept ones, or built in a free slot or in
+ * place of the least recently used. */
+static int memo_get(rechunk_memo *m, int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst,
+                    size_t itemsize, search **out)
+{
+    size_t nb = (size_t)ndim * sizeof(int64_t);
+    memo_entry *slot = NULL;
+    for (int i = 0; i < MEMO_MAX; i++) {
+        memo_entry *e = &m->e[i];
+        if (e->live && e->ndim == ndim && e->itemsize == itemsize && !memcmp(e->shape, shape, nb) &&
+            !memcmp(e->src, src, nb) && !memcmp(e->dst, dst, nb)) {
+            e->used = ++m->clock;
+            *out = &e->s;
+            return 0;
+        }
+        if (!slot || (slot->live && (!e->live || e->used < slot->used))) slot = e;
+    }
+    if (slot->live) search_free(&slot->s);
+    slot->live = false;
+    slot->ndim = ndim;
+    slot->itemsize = itemsize;
+    memcpy(slot->shape, shape, nb);
+    memcpy(slot->src, src, nb);
+    memcpy(slot->dst, dst, nb);
+    ZC_TRY(search_init(&slot->s, ndim, slot->shape, slot->src, slot->dst, itemsize));
+    slot->live = true;
+    slot->used = ++m->clock;
+    *out = &slot->s;
+    return 0;
+}
+
+int rechunk_plan_make_in(rechunk_memo *memo, int ndim, const int64_t *shape, const int64_t *src,
+                         const int64_t *dst, size_t itemsize, size_t max_mem, rechunk_plan *out)
+{
     if (!out) return zc__err(ZC_EINVAL, "rechunk: no plan to fill");
     memset(out, 0, sizeof *out);
     ZC_TRY(check_args(ndim, shape, src, dst, itemsize));
@@ -592,29 +657,28 @@ int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const 
     out->cost = rechunk_copy_cost(ndim, shape, src, dst, itemsize, grouped <= max_mem);
     if (out->task_mem[0] <= max_mem) return 0; /* direct copy fits (or nothing to copy) */
 
-    search s;
-    int rc = search_init(&s, ndim, shape, src, dst, itemsize);
-    if (rc < 0) return rc;
+    search local, *s = &local; /* the tables (independent of max_mem) */
+    ZC_TRY(memo ? memo_get(memo, ndim, shape, src, dst, itemsize, &s) : search_init(s, ndim, shape, src, dst, itemsize));
     int path[RECHUNK_MAX_STAGES + 1];
-    int k = search_run(&s, false, max_mem, path, NULL);
+    int k = search_run(s, false, max_mem, path, NULL);
     if (k > 0) {
         out->nstages = k;
         out->cost = 0;
-        for (int i = 0; i <= k; i++) memcpy(out->chunks[i], s.ch[path[i]], (size_t)ndim * sizeof(int64_t));
+        for (int i = 0; i <= k; i++) memcpy(out->chunks[i], s->ch[path[i]], (size_t)ndim * sizeof(int64_t));
         for (int i = 0; i < k; i++) {
-            size_t e = (size_t)path[i] * (size_t)s.n + (size_t)path[i + 1];
-            out->task_mem[i] = s.gmem[e] <= max_mem ? s.gmem[e] : s.mem[e];
-            out->cost += s.gmem[e] <= max_mem ? s.gcost[e] : s.cost[e];
+            size_t e = (size_t)path[i] * (size_t)s->n + (size_t)path[i + 1];
+            out->task_mem[i] = s->gmem[e] <= max_mem ? s->gmem[e] : s->mem[e];
+            out->cost += s->gmem[e] <= max_mem ? s->gcost[e] : s->cost[e];
         }
-        search_free(&s);
+        if (!memo) search_free(s);
         return 0;
     }
     size_t best = SIZE_MAX;
     if (k == 0) {
-        k = search_run(&s, true, 0, path, &best);
+        k = search_run(s, true, 0, path, &best);
         if (k <= 0) best = SIZE_MAX;
     }
-    search_free(&s);
+    if (!memo) search_free(s);
     if (k < 0) return k;
     memset(out, 0, sizeof *out);
 

@@ -71,6 +71,20 @@ size_t rechunk_copy_mem(int ndim, const int64_t *shape, const int64_t *from, con
 int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst, size_t itemsize,
                       size_t max_mem, rechunk_plan *out);
 
+/* A planning session's memo of chain-search tables (candidate chunkings, and
+ * every copy's memory and cost between them: most of a plan's time; they do
+ * not depend on max_mem), so that the same rechunk planned again is not
+ * searched again: under the planner's shrinking budgets, in the plans made
+ * again for a refusal's figure, and for the copies of one geometry a four-step
+ * FFT makes (a 2^40-point fftn refused: 388 searches, 58 distinct). It keeps the
+ * MEMO_MAX last used (rechunk_plan.c). rechunk_plan_make_in is
+ * rechunk_plan_make with a memo (NULL: none). */
+typedef struct rechunk_memo rechunk_memo;
+rechunk_memo *rechunk_memo_new(void);
+void rechunk_memo_free(rechunk_memo *m);
+int rechunk_plan_make_in(rechunk_memo *memo, int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst,
+                         size_t itemsize, size_t max_mem, rechunk_plan *out);
+
 /* The smallest max_mem for which rechunk_plan_make succeeds (it succeeds with this
  * value and fails with one byte less); 0 for an empty array, SIZE_MAX on bad
  * arguments or out of memory. Lets callers say what to change. */
