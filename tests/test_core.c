@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/pool.h"
@@ -19,6 +20,21 @@ TEST(error_tables)
     char small[8];
     zc_errmsg_r(small, sizeof small);
     CHECK(!strcmp(small, "array '"));
+}
+
+/* Saturating sizes: an overflow is SIZE_MAX (projections that overflow are
+ * too big), never a wrapped small figure. */
+TEST(checked_sizes_saturate)
+{
+    CHECK(ck_sat_add(1, 2) == 3);
+    CHECK(ck_sat_add(SIZE_MAX - 1, 1) == SIZE_MAX);
+    CHECK(ck_sat_add(SIZE_MAX - 1, 5) == SIZE_MAX);
+    CHECK(ck_sat_add((size_t)1 << 63, (size_t)1 << 63) == SIZE_MAX); /* would wrap to 0 */
+    CHECK(ck_sat_mul(6, 7) == 42);
+    CHECK(ck_sat_mul(0, SIZE_MAX) == 0 && ck_sat_mul(SIZE_MAX, 0) == 0);
+    CHECK(ck_sat_mul((size_t)1 << 62, 4) == SIZE_MAX); /* would wrap to 0 */
+    CHECK(ck_sat_mul(SIZE_MAX / 3, 3) == SIZE_MAX / 3 * 3);
+    CHECK(ck_sat_mul(SIZE_MAX / 3 + 1, 3) == SIZE_MAX);
 }
 
 TEST(alloc_fault_injection)
