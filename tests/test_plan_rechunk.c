@@ -180,7 +180,7 @@ TEST(memo_plans_as_without)
                 dst[g][d] = t;
             }
         }
-    int same = 0, multi = 0;
+    int multi = 0;
     for (int it = 0; it < 400; it++) {
         int g = it < 200 ? it % 20 : (int)rnd_in(0, 19); /* in order (evicting), then at random */
         size_t max_mem = (size_t)rnd_in(1, 32) << 20;
@@ -196,11 +196,10 @@ TEST(memo_plans_as_without)
         } else {
             CHECK(strcmp(ea, zc_errmsg()) == 0);
         }
-        same++;
     }
     rechunk_memo_free(memo);
-    printf("%d plans alike with and without the memo, %d multistage\n", same, multi);
-    CHECK(same == 400 && multi > 100);
+    printf("400 plans alike with and without the memo, %d multistage\n", multi);
+    CHECK(multi > 100);
 }
 
 TEST(min_mem_is_exact)

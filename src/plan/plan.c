@@ -430,7 +430,8 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
     for (int i = 0; i < n; i++) {
         const zc_array *a = p->stages[m[i]].node, *in = a->inputs[0];
         size_t out = node_chunk_bytes(a);
-        outs = sum5(outs, out, group_streams(p, m, n) ? ck_sat_mul(plan_stream_tile(in), in->itemsize) : GROUP_TILE, 0, 0);
+        outs = ck_sat_add(outs, ck_sat_add(out, group_streams(p, m, n) ? ck_sat_mul(plan_stream_tile(in), in->itemsize)
+                                                                       : GROUP_TILE));
         size_t w = plan_write_extra(a, out, false); /* one write at a time; a memory store keeps each */
         if (w > write) write = w;
         kept = ck_sat_add(kept, plan_write_kept(a, out, 1));
@@ -456,7 +457,8 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
         const char *why;
         if (plan_stream_leaf(root[q], all[q], &why)) {
             streamed = true;
-            leaves = sum5(leaves, zarr_stream_mem(all[q]->p.zarr.z), ck_sat_mul(2 * plan_stream_tile(root[q]), all[q]->itemsize), 0, 0);
+            leaves = ck_sat_add(leaves, ck_sat_add(zarr_stream_mem(all[q]->p.zarr.z),
+                                                   ck_sat_mul(2 * plan_stream_tile(root[q]), all[q]->itemsize)));
             continue;
         }
         int64_t c0[ZC_MAX_DIMS] = {0};
@@ -747,8 +749,6 @@ out:
 int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags,
                rechunk_memo *memo, plan *p)
 {
-    rechunk_memo *own = NULL;
-    if (!memo && !(memo = own = rechunk_memo_new())) return ZC_ENOMEM;
     /* reading through the fused copy may not fit a task where the copy's
      * blocks did: then the plan is made again with the copy written */
     bool fused;
@@ -757,7 +757,6 @@ int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_w
         zc__err_clear();
         rc = build(spec, n, arrays, writes, flags, memo, p, false, &fused);
     }
-    rechunk_memo_free(own);
     return rc;
 }
 

@@ -121,7 +121,7 @@ typedef struct {
  * a few (whether a bound fits, found faster: refusal searches) */
 #define PLAN_QUICK 1u
 /* memo: the planning session's rechunk searches (rechunk_plan.h), kept
- * between the plans made for one request; NULL: this plan's own */
+ * between the plans made for one request; NULL: none kept */
 int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags,
                rechunk_memo *memo, plan *p);
 /* A zc_plan around a built plan (takes it over; freed on failure): copies of

@@ -76,7 +76,7 @@ int rechunk_plan_make(int ndim, const int64_t *shape, const int64_t *src, const 
  * not depend on max_mem), so that the same rechunk planned again is not
  * searched again: under the planner's shrinking budgets, in the plans made
  * again for a refusal's figure, and for the copies of one geometry a four-step
- * FFT makes (a 2^40-point fftn refused: 388 searches, 58 distinct). It keeps the
+ * FFT makes (a 2^40-point fftn refused: 388 searches, 112 distinct). It keeps the
  * MEMO_MAX last used (rechunk_plan.c). rechunk_plan_make_in is
  * rechunk_plan_make with a memo (NULL: none). */
 typedef struct rechunk_memo rechunk_memo;

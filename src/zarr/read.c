@@ -794,10 +794,11 @@ static int read_group_in(group *g, size_t t0)
     }
     if (arena_need) { /* one reused buffer for the group, no allocation per chunk */
         if (arena_need > r->arena_cap[slot]) {
-            /* an eighth more than asked (untouched pages cost nothing): a slot's
-             * next HTTP/S3 groups, a few KiB bigger stored, reuse it instead of
-             * faulting in 50 MiB of fresh pages each (3 of 8 groups did) */
-            size_t cap = arena_need + arena_need / 8;
+            /* HTTP/S3 slots keep their arena for the next group: an eighth more
+             * than asked (untouched pages cost nothing), so a group a few KiB
+             * bigger stored reuses it instead of faulting in 50 MiB of fresh
+             * pages (3 of a slot's 8 groups of a sharded read did) */
+            size_t cap = a->st->io_depth ? ck_sat_add(arena_need, arena_need / 8) : arena_need;
             zc__free(r->arena[slot]);
             r->arena_cap[slot] = 0;
             if (!(r->arena[slot] = zc__malloc(cap))) {
