@@ -7,6 +7,7 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <jansson.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -589,13 +590,42 @@ static void compute_checked(zc_spec *s, zc_array *r, const zc_target *t)
     json_decref(report_checked(rep));
 }
 
+/* A store counting the stored bytes it hands out for keys under a prefix, and
+ * claiming to be remote (io_depth): sliced copies then read by parts. */
+static store_vtable counted_vt;
+static const store_vtable *counted_inner;
+static const char *counted_prefix;
+static atomic_size_t counted_bytes;
+
+static int counted_get_many(store *s, store_req *q, size_t n)
+{
+    int rc = counted_inner->get_many(s, q, n);
+    for (size_t i = 0; i < n; i++)
+        if (q[i].status == 0 && !strncmp(q[i].key, counted_prefix, strlen(counted_prefix)))
+            atomic_fetch_add(&counted_bytes, q[i].size);
+    return rc;
+}
+
+static void count_as_remote(zc_store *st, const char *prefix)
+{
+    counted_inner = st->vt;
+    counted_vt = *st->vt;
+    counted_vt.get_many = counted_get_many;
+    counted_vt.get_many_each = NULL;
+    counted_vt.map = NULL;
+    counted_prefix = prefix;
+    st->vt = &counted_vt;
+    st->io_depth = 8;
+}
+
 TEST(sliced_copy_reads_parts_of_blosc_chunks_in_one_stage)
 {
     /* time chunks of 8.4 MB, blosc (blocks of 1 MiB, two per time step) -> space
      * chunks, 64 MiB per task, 2 threads: from the blosc source the copy runs in
-     * ONE stage whose 8 tasks (blocks of (32, 128, 256), counted twice: the
-     * memory store keeps each chunk written) read only the blosc blocks they need;
-     * from the same data stored with lz4 (chunks read whole) it takes two */
+     * ONE stage whose 8 tasks (blocks of 32 x 128 x 256 elements, counted twice:
+     * the memory store keeps each chunk written) decode each chunk only from
+     * their part's first block to its last; from the same data stored with lz4
+     * (chunks read whole) it takes two */
     int64_t shape[3] = {32, 1024, 256}, src[3] = {4, 1024, 256}, dst[3] = {32, 64, 64};
     zc_array *u, *sb, *sl, *rb, *rl;
     CHECK_OK(zc_random_uniform(21, 3, shape, src, ZC_FLOAT64, 0, 1, &u));
@@ -614,7 +644,7 @@ TEST(sliced_copy_reads_parts_of_blosc_chunks_in_one_stage)
     CHECK_OK(zc_rechunk(sl, dst, &rl));
     int64_t cb[3], tasks;
     CHECK(plan_ops(&sp, rb, &tdb, cb, &tasks) == 1);
-    CHECK(cb[0] == 32 && cb[1] == 128 && cb[2] == 256 && tasks == 8); /* not the grouped copy's whole array */
+    CHECK(cb[0] == 32 && cb[1] * cb[2] == 128 * 256 && tasks == 8); /* not the grouped copy's whole array */
     CHECK(plan_ops(&sp, rl, &tdl, cb, &tasks) == 2);
     compute_checked(&sp, rb, &tdb);
     compute_checked(&sp, rl, &tdl);
@@ -637,6 +667,32 @@ TEST(sliced_copy_reads_parts_of_blosc_chunks_in_one_stage)
     CHECK_OK(zc_compute_buffer(&sp, rb, c, n * sizeof(double), NULL));
     CHECK(!memcmp(a, c, n * sizeof(double)));
     free(c);
+    /* from a remote store, to whole rows: one stage, whose parts are fetched by
+     * their blocks (zarr/part.c): a task's rows of a time step lie in one of its
+     * two blocks, so the tasks fetch half of what reading their parts the usual
+     * way does (every chunk whole): 2.0x the stored bytes against 4.0x */
+    uint64_t stored = 0, sz;
+    for (int k = 0; k < 8; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "srcb/%d.0.0", k);
+        CHECK_OK(store_size(st, key, &sz));
+        stored += sz;
+    }
+    count_as_remote(st, "srcb/");
+    zc_array *sr, *rr;
+    CHECK_OK(zc_from_zarr(st, "srcb", &sr));
+    int64_t dst2[3] = {32, 64, 256};
+    CHECK_OK(zc_rechunk(sr, dst2, &rr));
+    CHECK(plan_ops(&sp, rr, &tdb, cb, &tasks) == 1 && cb[1] < 1024);
+    atomic_store(&counted_bytes, 0);
+    c = malloc(n * sizeof(double));
+    CHECK_OK(zc_compute_buffer(&sp, rr, c, n * sizeof(double), NULL));
+    CHECK(!memcmp(a, c, n * sizeof(double)));
+    size_t got = atomic_load(&counted_bytes);
+    CHECK(got > stored && got < stored * 3);
+    free(c);
+    zc_array_release(rr);
+    zc_array_release(sr);
     free(a);
     zc_array_release(rl);
     zc_array_release(rb);
@@ -802,6 +858,36 @@ TEST(intermediates_of_incompressible_sources_are_uncompressed)
     zc_store_close(st);
 }
 
+TEST(slice_cost_counts_decoding_by_the_data)
+{
+    /* fft_bench's rechunk: float64 (1008, 360, 720) from (24, 360, 720) blosc-lz4
+     * chunks (blocks of 1 MiB, stored/decoded 0.76) to (1008, 60, 60), local.
+     * Measured (2 threads): tasks of 12 blocks of (1008, 60, 360) 1.8-2.4 s,
+     * of 72 blocks of (1008, 60, 60) 4.9-6.0 s (each decodes nearly every
+     * chunk), the planner's two copies under 400 MiB 2.3-3.1 s. The model ranks
+     * them so: 12 tasks below the copies even without their stage penalty, 72
+     * above them with it */
+    int64_t shape[3] = {1008, 360, 720}, from[3] = {24, 360, 720}, to[3] = {1008, 60, 60};
+    int64_t b12[3] = {1008, 60, 360}, b72[3] = {1008, 60, 60};
+    slice_read rd = {(size_t)1 << 20, true, 0.76, false};
+    rechunk_plan rp;
+    CHECK_OK(rechunk_plan_make(3, shape, from, to, 8, (size_t)400 << 20, &rp));
+    CHECK(rp.nstages == 2);
+    double c12 = rechunk_slice_cost(3, shape, from, to, 8, &rd, b12);
+    double c72 = rechunk_slice_cost(3, shape, from, to, 8, &rd, b72);
+    CHECK(c12 < rp.cost && c72 > 1.5 * rp.cost);
+    /* decoding costs more for data that compresses better, and for slow decoders */
+    slice_read packed = rd, slow = rd;
+    packed.ratio = 0.3;
+    slow.fast = false;
+    CHECK(rechunk_slice_cost(3, shape, from, to, 8, &packed, b12) > c12);
+    CHECK(rechunk_slice_cost(3, shape, from, to, 8, &slow, b12) > rechunk_slice_cost(3, shape, from, to, 8, &packed, b12));
+    /* read by parts from a remote store, every block fetched counts in full */
+    slice_read far = rd;
+    far.remote = true;
+    CHECK(rechunk_slice_cost(3, shape, from, to, 8, &far, b12) > c12);
+}
+
 TEST(slice_planner_takes_one_stage_for_the_benchmark_rechunk)
 {
     /* the compute benchmark's rechunk (issue 3): float64 (200, 1, 987, 1920) from
@@ -813,37 +899,44 @@ TEST(slice_planner_takes_one_stage_for_the_benchmark_rechunk)
     size_t chunk = (size_t)10 * 987 * 1920 * 8, limit = (size_t)(1500 - 64) << 20;
     size_t fixed = 3 * chunk + ((size_t)13 << 20) + 4 * (size_t)200 * 100 * 100 * 8 + ((size_t)132 << 10), mem;
     double cost, cost0;
+    slice_read loc = {(size_t)1 << 20, true, 0.88, false}, whole = {0, true, 0.88, false};
     rechunk_plan rp;
     CHECK_OK(rechunk_plan_make(4, shape, from, to, 8, limit, &rp));
     CHECK(rp.nstages >= 2 && rp.cost > 0);
     /* 2 threads: 10 tasks of (200, 1, 100, 2000) = 5 full rounds; 5 tasks of 200
      * rows decode 13% less but take 3 rounds of twice the work (the fifth task
      * alone: 2.0 s against 3.1 s measured on the benchmark, load 1.5) */
-    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, limit, 2, block, &mem, &cost));
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, &loc, fixed, 1024, limit, 2, block, &mem, &cost));
     CHECK(block[0] == 200 && block[1] == 1 && block[2] == 100 && block[3] == 2000);
     CHECK(mem == fixed + (size_t)200 * 100 * 1920 * 8 && mem <= limit);
     CHECK(cost < rp.cost);
     int64_t b200[4] = {200, 1, 200, 2000};
-    CHECK(rechunk_slice_cost(4, shape, from, to, 8, (size_t)1 << 20, b200) < cost);
+    CHECK(rechunk_slice_cost(4, shape, from, to, 8, &loc, b200) < cost);
     /* 1 thread: no idle thread in a last round, the bigger blocks win */
-    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, limit, 1, block, &mem, &cost0));
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, &loc, fixed, 1024, limit, 1, block, &mem, &cost0));
     CHECK(block[2] == 200 && block[3] == 2000 && cost0 < cost && mem <= limit);
     /* 4 threads: 4 tasks of 300 rows (3 of them full) in one round */
     int64_t b2[4];
     size_t m2;
     double c2;
-    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, limit, 4, b2, &m2, &c2));
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, &loc, fixed, 1024, limit, 4, b2, &m2, &c2));
     CHECK(b2[2] == 300 && b2[3] == 2000 && c2 < cost && m2 <= limit);
-    /* 8 threads: at least 8 tasks, so back to 100 rows */
-    CHECK(rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, limit, 8, block, &mem, &cost0));
+    /* 8 threads: at least 8 tasks: 300 rows by 1000 columns, each task decoding
+     * fewer rows than with 100 rows by 2000 */
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, &loc, fixed, 1024, limit, 8, block, &mem, &cost0));
+    CHECK(block[2] == 300 && block[3] == 1000);
+    /* read by parts from a remote store: 100 rows again */
+    slice_read far = loc;
+    far.remote = true;
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, &far, fixed, 1024, limit, 8, block, &mem, &cost0));
     CHECK(block[2] == 100 && block[3] == 2000);
     /* without partial reads every (chunk, block) pair decodes its chunk */
-    CHECK(rechunk_slice_choose(4, shape, from, to, 8, 0, fixed, 1024, limit, 8, block, &mem, &cost0));
+    CHECK(rechunk_slice_choose(4, shape, from, to, 8, &whole, fixed, 1024, limit, 8, block, &mem, &cost0));
     CHECK(cost0 > rp.cost);
     /* one output chunk per task does not fit: no sliced copy */
-    CHECK(!rechunk_slice_choose(4, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, fixed + 1000, 8, block, &mem, &cost));
+    CHECK(!rechunk_slice_choose(4, shape, from, to, 8, &loc, fixed, 1024, fixed + 1000, 8, block, &mem, &cost));
     /* bad arguments */
     int64_t zero[4] = {200, 1, 0, 100};
-    CHECK(!rechunk_slice_choose(4, shape, from, zero, 8, (size_t)1 << 20, fixed, 1024, limit, 8, block, &mem, &cost));
-    CHECK(!rechunk_slice_choose(0, shape, from, to, 8, (size_t)1 << 20, fixed, 1024, limit, 8, block, &mem, &cost));
+    CHECK(!rechunk_slice_choose(4, shape, from, zero, 8, &loc, fixed, 1024, limit, 8, block, &mem, &cost));
+    CHECK(!rechunk_slice_choose(0, shape, from, to, 8, &loc, fixed, 1024, limit, 8, block, &mem, &cost));
 }

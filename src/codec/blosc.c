@@ -127,6 +127,7 @@ static bool blocks_parse(const void *p, size_t n, codec_blocks *h)
     h->table = CODEC_BLOCKS_HEAD + 4 * h->nblocks;
     h->known = b[0] == 2;
     h->split = !(b[2] & 0x2);
+    h->fast = (b[2] & 0x2) || b[2] >> 5 <= 1; /* memcpyed, blosclz or lz4 */
     return true;
 }
 

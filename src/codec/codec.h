@@ -51,6 +51,8 @@ typedef struct {
     size_t table;                     /* stored bytes before the first block: the header and the start table */
     bool known;                       /* a format version whose layout this reader knows (else: decode whole) */
     bool split;                       /* its blocks are stored apart (false: stored as one piece) */
+    bool fast;                        /* a decoder near memory speed (blosclz, lz4): decoding more than
+                                       * a reader needs costs little (plan/rechunk_plan.c slice costs) */
 } codec_blocks;
 #define CODEC_BLOCKS_HEAD 16 /* stored bytes that hold the header */
 

@@ -551,13 +551,17 @@ out:
     return rc;
 }
 
-/* A copy task's block read straight from a stored blosc source, chunk by chunk,
- * each source chunk by parts (a single-pass sliced copy, rechunk_slice_choose):
- * zarr_part_read fetches and decodes only the blosc blocks that hold the
- * block's part of the chunk, where one zc_zarr_read of the whole block would
- * decode each chunk from its first selected byte to its last. Chunks it does
- * not handle make the whole block be read the usual way (its buffers freed
- * first). Other copies (and sources kept decoded by srccache) read as usual. */
+/* A copy task's block read straight from a stored blosc source (a single-pass
+ * sliced copy, rechunk_slice_choose). From a remote store, chunk by chunk, each
+ * by parts: zarr_part_read fetches and decodes only the blosc blocks that hold
+ * the block's part of the chunk, where one zc_zarr_read of the whole block
+ * would fetch and decode each chunk from its first selected byte to its last.
+ * Chunks it does not handle make the whole block be read the usual way (its
+ * buffers freed first). Locally the usual read is the faster: it maps the
+ * chunk, and lz4+shuffle blocks unshuffle only the selected items, where
+ * zarr_part copies the needed blocks' stored bytes and decodes them whole
+ * (2.3-3.3x the wall time on the fft benchmark's rechunk). Other copies (and
+ * sources kept decoded by srccache) read as usual. */
 
 /* Whether copy stage s is a sliced copy: the planner gave it blocks other than
  * the grouped copy's (plan.c slice_copy; its projection counts these reads). */
@@ -573,7 +577,8 @@ static bool copy_sliced(const plan_stage *s)
 static int copy_region(zc_array *a, const zc_range *sel, unsigned char *buf, bool sliced)
 {
     zc_array *in = a->ninputs ? a->inputs[0] : NULL;
-    if (!sliced || a->kind != NODE_RECHUNK || !in || in->kind != NODE_ZARR || in->cache || !in->p.zarr.z)
+    if (!sliced || a->kind != NODE_RECHUNK || !in || in->kind != NODE_ZARR || in->cache || !in->p.zarr.z ||
+        !in->p.zarr.z->st->io_depth)
         return node_compute_region(a, sel, buf);
     zc_zarr *z = in->p.zarr.z;
     int nd = a->ndim;

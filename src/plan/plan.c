@@ -104,10 +104,10 @@ static bool slice_option(const zc_array *r, size_t limit, int64_t threads, int64
         return false;
     }
     if (!pi.unit) return false;
-    /* the read: zarr_part's buffers, or (for a chunk it does not handle, after
-     * freeing them) the usual read of the block, at most a decoded chunk, two
-     * stored ones + 1 MiB (zarr/read.c's partial reads) and a batch's prefixes,
-     * or a 12 MiB group of small chunks */
+    /* the read: zarr_part's buffers (remote stores), or (locally, or for a
+     * chunk it does not handle, after freeing them) the usual read of the
+     * block, at most a decoded chunk, two stored ones + 1 MiB (zarr/read.c's
+     * partial reads) and a batch's prefixes, or a 12 MiB group of small chunks */
     size_t chunk = in->p.zarr.z->rchunk_nbytes, fixed;
     if (ck_mul_sz(chunk, 3, &fixed) || ck_add_sz(fixed, (size_t)13 << 20, &fixed) ||
         ck_add_sz(fixed, plan_write_extra(r, node_chunk_bytes(r), false) + TASK_BOOKKEEPING, &fixed))
@@ -117,7 +117,8 @@ static bool slice_option(const zc_array *r, size_t limit, int64_t threads, int64
     size_t out = node_chunk_bytes(r);
     unsigned held = 1024;
     if (r->write_kept && out) held += (unsigned)ceil(1024.0 * (double)plan_kept(out, 1) / (double)out);
-    if (!rechunk_slice_choose(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, pi.unit, fixed, held, limit,
+    slice_read rd = {pi.unit, pi.fast, pi.ratio, pi.remote};
+    if (!rechunk_slice_choose(r->ndim, r->shape, in->chunks, r->chunks, r->itemsize, &rd, fixed, held, limit,
                               threads, block, mem, cost))
         return false;
     int64_t cb[ZC_MAX_DIMS]; /* the grouped copy's blocks are read whole (exec/run.c copy_sliced) */

@@ -164,10 +164,27 @@ double rechunk_copy_cost(int ndim, const int64_t *shape, const int64_t *from, co
 
 /* ---- single-pass sliced copies ---- */
 
-#define RUN_COST_BYTES (OP_COST_BYTES / 4) /* one run read: two ranged reads of an open chunk */
+#define RUN_COST_BYTES (OP_COST_BYTES / 4) /* one more range fetched from an open remote chunk */
+/* The cost of a byte decoded with a part but not copied, against one copied
+ * (rechunk_copy_cost counts a byte read and a byte written as one each). A fast
+ * decoder (lz4, blosclz) copies the byte streams shuffling left raw and
+ * expands the others: half of the stored-away fraction (1 - ratio), at least
+ * 1/32; other decoders 1/2. Measured on two benchmark rechunks, 2 threads:
+ * - fft_bench's (24, 360, 720) -> (1008, 60, 60) float64 blosc-lz4, ratio
+ *   0.76 (0.12): tasks of 6, 12 and 72 blocks decode 12, 24 and 145 GB to
+ *   copy 2.1 GB, in 2.2, 2.4 and 6.0 s; 72 tasks lose to two copies (3.1 s).
+ * - compute_bench's (10, 1, 987, 1920) -> (200, 1, 100, 100), ratio 0.88
+ *   (0.06): 10 tasks of 100 rows (25 GB decoded) 1.8-2.0 s, 4 of 300 rows
+ *   (8 GB) 3.6-9.6 s. */
+static double extra_weight(const slice_read *rd)
+{
+    if (!rd->fast) return 0.5;
+    double w = (1.0 - rd->ratio) / 2;
+    return w < 1.0 / 32 ? 1.0 / 32 : w > 0.5 ? 0.5 : w;
+}
 
 double rechunk_slice_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
-                          size_t unit, const int64_t *block)
+                          const slice_read *rd, const int64_t *block)
 {
     if (is_empty(ndim, shape)) return 0;
     /* p: the last axis along which a block does not hold source chunks whole; the
@@ -181,25 +198,39 @@ double rechunk_slice_cost(int ndim, const int64_t *shape, const int64_t *from, c
         nout *= (double)ck_ceildiv(shape[d], to[d]);
         vout *= (double)to[d];
     }
-    double decoded, ops;
-    if (p < 0) { /* whole source chunks: the grouped copy */
-        decoded = pairs * chunk;
-        ops = pairs * OP_COST_BYTES;
-    } else {
-        /* average extent of a (source chunk, block) pair along each axis */
-        double run = (double)itemsize, runs = 1;
-        for (int d = 0; d < ndim; d++) {
-            double ext = (double)shape[d] / pieces(shape[d], from[d], block[d]);
-            if (d < p) runs *= ext;
-            else if (d == p) run *= ext;
-            else run *= (double)(from[d] < shape[d] ? from[d] : shape[d]);
+    double decoded = pairs * chunk, ops = pairs * OP_COST_BYTES, unit = (double)rd->unit;
+    if (p >= 0 && rd->unit) {
+        /* the average extent of a (source chunk, block) pair along each axis, and
+         * the bytes of the source chunk one step along it spans */
+        double ext[MAX_DIMS], stride[MAX_DIMS], sb = (double)itemsize, part = (double)itemsize;
+        for (int d = ndim - 1; d >= 0; d--) {
+            ext[d] = d > p ? (double)(from[d] < shape[d] ? from[d] : shape[d])
+                           : (double)shape[d] / pieces(shape[d], from[d], block[d]);
+            stride[d] = sb;
+            sb *= (double)(from[d] < shape[d] ? from[d] : shape[d]);
+            part *= ext[d];
         }
-        /* each run decodes the blocks it lies in (about its length + one block);
-         * a pair never decodes more than its chunk (runs share blocks) */
-        double dec = unit ? runs * (run + (double)unit) : chunk;
-        if (dec > chunk) dec = chunk;
-        decoded = pairs * dec;
-        ops = pairs * runs * RUN_COST_BYTES;
+        double dec;
+        if (rd->remote) {
+            /* the part's runs (one per index of the axes before p) merge into one
+             * span along an axis while the gap between them is shorter than a
+             * block: no block lies in such a gap. A span is one range fetched,
+             * its blocks (about its length + one block) fetched and decoded */
+            double span = ext[p] * stride[p], spans = 1;
+            int d = p - 1;
+            for (; d >= 0 && stride[d] - span < unit; d--) span += (ext[d] - 1) * stride[d];
+            for (; d >= 0; d--) spans *= ext[d];
+            dec = spans * (span + unit);
+            ops += pairs * spans * RUN_COST_BYTES;
+        } else {
+            /* from the part's first byte to its last (+ about a block): the part
+             * counted as read, the rest as decoding only */
+            double span = (double)itemsize;
+            for (int d = 0; d < ndim; d++) span += (ext[d] - 1) * stride[d];
+            double spanned = span + unit < chunk ? span + unit : chunk;
+            dec = part + extra_weight(rd) * (spanned - part);
+        }
+        if (dec < decoded / pairs) decoded = pairs * dec;
     }
     return decoded + nout * vout + ops + nout * OP_COST_BYTES;
 }
@@ -237,7 +268,7 @@ static double slice_wall(int ndim, const int64_t *shape, const int64_t *block, i
 static size_t held_bytes(size_t b, unsigned held) { return b / 1024 * held + b % 1024 * held / 1024; }
 
 bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
-                          size_t unit, size_t fixed_mem, unsigned held, size_t max_mem, int64_t threads,
+                          const slice_read *rd, size_t fixed_mem, unsigned held, size_t max_mem, int64_t threads,
                           int64_t *block, size_t *mem, double *cost)
 {
     if (ndim < 1 || ndim > MAX_DIMS || itemsize == 0 || is_empty(ndim, shape)) return false;
@@ -255,7 +286,7 @@ bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, c
     *mem = ck_sat_add(held_bytes(bytes, held), fixed_mem);
     if (*mem > max_mem) return false;
     if (min_tasks > tasks) min_tasks = tasks;
-    *cost = rechunk_slice_cost(ndim, shape, from, to, itemsize, unit, block);
+    *cost = rechunk_slice_cost(ndim, shape, from, to, itemsize, rd, block);
     double wall = slice_wall(ndim, shape, block, threads, *cost);
     /* coordinate descent: grow one axis at a time to the size that lowers the
      * wall-time cost most; sizes that split the axis into q equal pieces
@@ -281,7 +312,7 @@ bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, c
                 block_figures(ndim, shape, itemsize, cand, &cb, &ct);
                 size_t cm = ck_sat_add(held_bytes(cb, held), fixed_mem);
                 if (cm > max_mem || ct < min_tasks) continue;
-                double cc = rechunk_slice_cost(ndim, shape, from, to, itemsize, unit, cand);
+                double cc = rechunk_slice_cost(ndim, shape, from, to, itemsize, rd, cand);
                 double cw = slice_wall(ndim, shape, cand, threads, cc);
                 if (cw < bw) {
                     bw = cw;

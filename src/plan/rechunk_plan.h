@@ -30,12 +30,19 @@ double rechunk_copy_cost(int ndim, const int64_t *shape, const int64_t *from, co
                          bool grouped);
 
 /* Single-pass sliced copies. When a read of a part of a source chunk decodes only
- * the blosc blocks that hold it (zarr/read.c, blocks of `unit` bytes), a copy may
- * run in one stage whatever the chunks: a task writes a block of whole output
- * chunks, reading from every source chunk it overlaps only its part, cut into
- * runs contiguous in the source chunk (see exec/run.c copy_region). Its I/O cost
- * counts the bytes those runs decode (each run about its length + one unit, at
- * most the chunk per source chunk and block) and a fixed cost per run; a task's memory is its block (`held`) + `fixed_mem` (writing one output chunk, the
+ * the blosc blocks that hold it (blocks of `unit` bytes), a copy may run in one
+ * stage whatever the chunks: a task writes a block of whole output chunks,
+ * reading from every source chunk it overlaps only its part (see exec/run.c
+ * copy_region). How a part is read (slice_read) sets its cost:
+ * - local stores: the chunk is mapped and decoded from the part's first byte to
+ *   its last (zarr/read.c). The part's bytes count as a whole chunk's read
+ *   does in rechunk_copy_cost; the others decoded with them only as decoding,
+ *   which costs little for a fast decoder.
+ * - remote stores: only the blocks the part's runs lie in are fetched and
+ *   decoded (zarr/part.c), every byte of them counted, and a cost per range
+ *   fetched (runs closer together than a block share one).
+ * Each (source chunk, block) pair also costs a chunk operation. A task's
+ * memory is its block (`held`) + `fixed_mem` (writing one output chunk, the
  * read's scratch). rechunk_slice_choose picks a block leaving at least
  * `threads` tasks (or as many as one output chunk per task gives, if fewer): it
  * grows the block from one output chunk, one axis at a time,
@@ -45,11 +52,18 @@ double rechunk_copy_cost(int ndim, const int64_t *shape, const int64_t *from, co
  * when the chunks written stay in memory). Returns false when even one output
  * chunk per task does not fit; else fills block (multiples of `to`), *mem and
  * *cost (the total). */
+typedef struct {
+    size_t unit;  /* bytes a partial read decodes at a time (zarr_probe_info.unit); 0: whole chunks */
+    bool fast;    /* the blocks decode near memory speed (zarr_probe_info.fast) */
+    double ratio; /* stored / decoded bytes (zarr_probe_info.ratio; 0: unknown) */
+    bool remote;  /* parts are fetched by their blocks (zarr_probe_info.remote) */
+} slice_read;
+
 bool rechunk_slice_choose(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
-                          size_t unit, size_t fixed_mem, unsigned held, size_t max_mem, int64_t threads,
+                          const slice_read *rd, size_t fixed_mem, unsigned held, size_t max_mem, int64_t threads,
                           int64_t *block, size_t *mem, double *cost);
 double rechunk_slice_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
-                          size_t unit, const int64_t *block);
+                          const slice_read *rd, const int64_t *block);
 
 /* Projected bytes for one task copying chunks `from` → `to` (one output chunk per task):
  * the decoded source chunks it overlaps (worst case over positions) + its output chunk. */

@@ -36,6 +36,8 @@ int zarr_probe(zc_zarr *a, zarr_probe_info *out)
     if (!codec_chain_blocks(a->chain, head, sizeof head, &h) || !h.known || h.nbytes != a->rchunk_nbytes || h.cbytes == 0)
         return 0;
     out->ratio = (double)h.cbytes / (double)h.nbytes;
+    out->fast = h.fast;
+    out->remote = a->st->io_depth != 0;
     /* a memcpyed buffer is decoded whole; zarr/part.c reads blocks of 16 KiB or
      * more by parts (smaller ones the usual way) */
     if (h.split && h.blocksize >= PART_BLOCK_MIN && h.blocksize <= h.nbytes &&

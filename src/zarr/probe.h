@@ -3,6 +3,7 @@
 #ifndef ZC_ZARR_PROBE_H
 #define ZC_ZARR_PROBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "zcube.h"
@@ -14,6 +15,11 @@ typedef struct {
     size_t unit;
     /* stored / decoded bytes of the probed chunk; 0 when unknown */
     double ratio;
+    /* its blocks decode near memory speed (codec_blocks.fast) */
+    bool fast;
+    /* the store is remote (HTTP/S3): a sliced copy reads parts of chunks by
+     * zarr/part.c, fetching only the blocks they need (exec/run.c copy_region) */
+    bool remote;
 } zarr_probe_info;
 
 /* Probe the first chunk of a (one 16-byte ranged read). Nothing known (zeros) for
