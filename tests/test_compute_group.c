@@ -862,11 +862,11 @@ TEST(slice_cost_counts_decoding_by_the_data)
 {
     /* fft_bench's rechunk: float64 (1008, 360, 720) from (24, 360, 720) blosc-lz4
      * chunks (blocks of 1 MiB, stored/decoded 0.76) to (1008, 60, 60), local.
-     * Measured (2 threads): tasks of 12 blocks of (1008, 60, 360) 1.8-2.4 s,
-     * of 72 blocks of (1008, 60, 60) 4.9-6.0 s (each decodes nearly every
-     * chunk), the planner's two copies under 400 MiB 2.3-3.1 s. The model ranks
-     * them so: 12 tasks below the copies even without their stage penalty, 72
-     * above them with it */
+     * Measured (2 threads, alternated): 12 tasks of (1008, 60, 360) 1.8-2.4 s,
+     * 72 tasks of (1008, 60, 60) 4.9-6.0 s (each decodes nearly every chunk),
+     * the planner's two copies under 500MB (417 MiB per task) 2.8-2.9 s. The
+     * model ranks them so: 12 tasks below the copies even without their stage
+     * penalty, 72 above them with it */
     int64_t shape[3] = {1008, 360, 720}, from[3] = {24, 360, 720}, to[3] = {1008, 60, 60};
     int64_t b12[3] = {1008, 60, 360}, b72[3] = {1008, 60, 60};
     slice_read rd = {(size_t)1 << 20, true, 0.76, false};

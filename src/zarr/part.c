@@ -1,8 +1,9 @@
 /* zarr/part.c — reading a box of one chunk by its blocks, for chunks stored
  * in blocks that can be fetched apart (codec_blocks: blosc1).
  *
- * A single-pass rechunk (exec/run.c copy_region) reads from each source chunk
- * only the part its block needs: e.g. 100 of 987 rows of each of the 10 time
+ * A single-pass rechunk from a remote store (exec/run.c copy_region; locally
+ * the usual mapped read is faster) fetches from each source chunk only the
+ * part its block needs: e.g. 100 of 987 rows of each of the 10 time
  * steps of a (10, 1, 987, 1920) chunk, ten runs of 1.5 MB spread over 151 MB.
  * One read of that box through zc_zarr_read would decode the chunk from its
  * first selected byte to its last (nearly all of it); here the box's runs mark
