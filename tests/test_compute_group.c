@@ -886,6 +886,11 @@ TEST(slice_cost_counts_decoding_by_the_data)
     slice_read far = rd;
     far.remote = true;
     CHECK(rechunk_slice_cost(3, shape, from, to, 8, &far, b12) > c12);
+    /* bad arguments cost too much to choose, never a fault */
+    int64_t zero[3] = {1008, 0, 60};
+    CHECK(isinf(rechunk_slice_cost(3, shape, zero, to, 8, &rd, b12)));
+    CHECK(isinf(rechunk_slice_cost(3, shape, from, to, 8, &rd, zero)));
+    CHECK(isinf(rechunk_slice_cost(ZC_MAX_DIMS + 1, shape, from, to, 8, &rd, b12)));
 }
 
 TEST(slice_planner_takes_one_stage_for_the_benchmark_rechunk)

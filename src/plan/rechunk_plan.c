@@ -186,6 +186,9 @@ static double extra_weight(const slice_read *rd)
 double rechunk_slice_cost(int ndim, const int64_t *shape, const int64_t *from, const int64_t *to, size_t itemsize,
                           const slice_read *rd, const int64_t *block)
 {
+    if (ndim < 1 || ndim > MAX_DIMS) return INFINITY; /* ext and stride below hold MAX_DIMS */
+    for (int d = 0; d < ndim; d++)
+        if (from[d] < 1 || block[d] < 1) return INFINITY;
     if (is_empty(ndim, shape)) return 0;
     /* p: the last axis along which a block does not hold source chunks whole; the
      * axes after it are whole in every run */
