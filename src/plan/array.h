@@ -164,10 +164,12 @@ struct zc_array {
     int stage;                             /* stage that materializes it, or -1 (plan/plan.c) */
     /* how its stage's tasks write its chunks (plan/target_mem.c, plan_write_model):
      * buffers of a chunk beyond the block held while one is written (0: an
-     * intermediate's), and whether each written chunk stays in the task's memory
-     * (a memory store keeps its copy) */
+     * intermediate's), whether each written chunk stays in the task's memory
+     * (a memory store keeps its copy), whether a chunk laid out in the block is
+     * encoded from there */
     int write_copies;
     bool write_kept;
+    bool write_in_block;
     node_cache *cache;                     /* NODE_ZARR: decoded chunks kept by the executor, or NULL */
 };
 

@@ -10,6 +10,8 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "codec/codec.h"
+#include "zarr/zarr.h"
 
 /* the rows, each defined in its kind's file */
 extern const node_kind_def kind_zarr, kind_buffer, kind_create, kind_scalar;  /* plan/source.c */
@@ -62,6 +64,27 @@ size_t node_proj_read(const zc_array *a, const int64_t *chunks, const zc_range *
         touched = ck_sat_mul(touched, (size_t)(t < grid ? t : grid));
     }
     return ck_sat_mul(chunk, 1 + (touched < 64 ? touched : 64));
+}
+
+size_t node_proj_read_tiled(const zc_array *a, const int64_t *chunks, const zc_range *sel)
+{
+    size_t chunk = a->itemsize, touched = 1;
+    bool direct = a->kind == NODE_ZARR && a->p.zarr.z && codec_chain_is_identity(a->p.zarr.z->chain), later = false;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        int64_t span = sel[d].stop, c = chunks[d];
+        if (sel[d].start != 0 || sel[d].step != 1) return node_proj_read(a, chunks, sel);
+        if (span <= 0) return 0;
+        chunk = ck_sat_mul(chunk, (size_t)c);
+        /* regions start at multiples of span: offsets within a chunk are
+         * multiples of gcd(span, c), at most c - gcd */
+        int64_t t = (c - ck_gcd(span, c) + span - 1) / c + 1, grid = ck_ceildiv(a->shape[d], c);
+        touched = ck_sat_mul(touched, (size_t)(t < grid ? t : grid));
+        /* zarr/read.c decodes a chunk into place when the region holds it whole
+         * and contiguous: narrower than the region in no dim after one it is longer than 1 in */
+        direct &= span % c == 0 && !(later && c > 1);
+        later |= c != span;
+    }
+    return ck_sat_mul(chunk, (direct ? 0 : 1) + (touched < 64 ? touched : 64));
 }
 
 json_t *kind_int_array(const int64_t *v, int n)

@@ -110,7 +110,7 @@ static bool slice_option(const zc_array *r, size_t limit, int64_t threads, int64
      * partial reads) and a batch's prefixes, or a 12 MiB group of small chunks */
     size_t chunk = in->p.zarr.z->rchunk_nbytes, fixed;
     if (ck_mul_sz(chunk, 3, &fixed) || ck_add_sz(fixed, (size_t)13 << 20, &fixed) ||
-        ck_add_sz(fixed, plan_write_extra(r, node_chunk_bytes(r), false) + TASK_BOOKKEEPING, &fixed))
+        ck_add_sz(fixed, plan_write_extra(r, r->chunks, NULL, false) + TASK_BOOKKEEPING, &fixed))
         return false;
     /* a memory store keeps each chunk written: the block once more, at
      * plan_kept's bound per chunk */
@@ -230,16 +230,16 @@ static size_t copy_projection(const zc_array *a, const int64_t *from, const int6
                               bool intermediate)
 {
     zc_range sel[ZC_MAX_DIMS];
-    size_t out = a->itemsize, chunk = a->itemsize, n = 1;
+    size_t out = a->itemsize, n = 1;
     for (int d = 0; d < a->ndim; d++) {
         int64_t e = block[d] < a->shape[d] ? block[d] : a->shape[d];
         sel[d] = (zc_range){0, e, 1};
         out *= (size_t)e;
-        chunk *= (size_t)(to[d] < a->shape[d] ? to[d] : a->shape[d]);
         n *= (size_t)ck_ceildiv(e, to[d]);
     }
     size_t kept = intermediate ? 0 : plan_write_kept(a, out, n);
-    return sum5(out, plan_write_extra(a, chunk, intermediate), kept, TASK_BOOKKEEPING, node_proj_read(a, from, sel));
+    return sum5(out, plan_write_extra(a, to, block, intermediate), kept, TASK_BOOKKEEPING,
+                node_proj_read_tiled(a, from, sel));
 }
 
 /* Bytes to compute a region of a from its inputs (a's own materialization aside:
@@ -251,6 +251,16 @@ static size_t proj(const zc_array *a, const zc_range *sel)
     return a->stage >= 0 ? node_proj_read(a, a->chunks, sel) : proj_compute(a, sel);
 }
 
+/* Bytes a task of stage a needs to compute its block sel (a tile of a's grid
+ * of blocks): a copy reads the block straight from its stored input. */
+static size_t proj_block(const zc_array *a, const zc_range *sel)
+{
+    const zc_array *in = a->kind == NODE_RECHUNK ? a->inputs[0] : NULL;
+    if (in && in->kind == NODE_ZARR && in->p.zarr.z) return node_proj_read_tiled(in, in->p.zarr.z->rchunk, sel);
+    if (in && in->stage >= 0) return node_proj_read_tiled(in, in->chunks, sel);
+    return proj_compute(a, sel);
+}
+
 /* The largest block's projection (edge blocks are never larger than block 0). */
 static size_t stage_projection(const zc_array *a)
 {
@@ -260,7 +270,8 @@ static size_t stage_projection(const zc_array *a)
     size_t out = node_chunk_bytes(a);
     /* the block and its write, plus the task's bookkeeping: selection plans,
      * chunk keys and request arrays of a batched read (independent of data size) */
-    return sum5(out, plan_write_extra(a, out, false), plan_write_kept(a, out, 1), TASK_BOOKKEEPING, proj_compute(a, sel));
+    return sum5(out, plan_write_extra(a, a->chunks, a->chunks, false), plan_write_kept(a, out, 1), TASK_BOOKKEEPING,
+                proj_block(a, sel));
 }
 
 /* One task writing `block` (a block of a's chunks; NULL: one chunk): it holds the
@@ -272,8 +283,8 @@ static size_t block_projection(const zc_array *a, const int64_t *block)
     for (int d = 0; d < a->ndim; d++) sel[d] = (zc_range){0, block[d] < a->shape[d] ? block[d] : a->shape[d], 1};
     size_t region = node_region_bytes(a, sel), n = 1;
     for (int d = 0; d < a->ndim; d++) n *= (size_t)ck_ceildiv(sel[d].stop, a->chunks[d]);
-    return sum5(region, plan_write_extra(a, node_chunk_bytes(a), false), plan_write_kept(a, region, n),
-                TASK_BOOKKEEPING, proj_compute(a, sel));
+    return sum5(region, plan_write_extra(a, a->chunks, block, false), plan_write_kept(a, region, n),
+                TASK_BOOKKEEPING, proj_block(a, sel));
 }
 
 /* A stage whose tasks each write a block of chunks: tasks and projection. */
@@ -433,7 +444,7 @@ static size_t group_projection(const plan *p, const int *m, int n, int *shared)
         size_t out = node_chunk_bytes(a);
         outs = ck_sat_add(outs, ck_sat_add(out, group_streams(p, m, n) ? ck_sat_mul(plan_stream_tile(in), in->itemsize)
                                                                        : GROUP_TILE));
-        size_t w = plan_write_extra(a, out, false); /* one write at a time; a memory store keeps each */
+        size_t w = plan_write_extra(a, a->chunks, NULL, false); /* one write at a time; a memory store keeps each */
         if (w > write) write = w;
         kept = ck_sat_add(kept, plan_write_kept(a, out, 1));
         if (a->p.reduce.flags & ROUND_LAST) {
@@ -637,6 +648,7 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, const plan
             p->outputs[i] = o;
         if (writes && p->outputs[i]) { /* an array given twice is written the costlier way */
             zc_array *out = p->outputs[i];
+            out->write_in_block = (!out->write_copies || out->write_in_block) && writes[i].in_block;
             if (writes[i].copies > out->write_copies) out->write_copies = writes[i].copies;
             out->write_kept |= writes[i].kept;
         }

@@ -98,25 +98,26 @@ struct zc_plan {
  * tasks; targets NULL: zstd:1, the default, never refused), taken from
  * reserved_mem; ZC_EMEMBOUND if a stage then needs more than allowed_mem. */
 int plan_project_targets(plan *p, const zc_target *targets, size_t allowed_mem);
+/* writes: per array, what plan_write_model says of its target (NULL: no targets) */
+typedef struct {
+    int copies;    /* buffers of a chunk's size beyond the block while one is written */
+    bool kept;     /* the store keeps each chunk written in the process's memory */
+    bool in_block; /* a chunk laid out in the block is encoded from there (unsharded, C order) */
+} plan_write;
 /* How a task writing target t (NULL: zstd:1 into files), created with `create`
- * (NULL: from t), holds memory per chunk: *copies, buffers of a chunk's size
- * beyond its block while one is written; *kept, whether the store keeps each
- * chunk written in the process's memory (the node fields write_copies and
- * write_kept of plan_build's outputs). */
-int plan_write_model(const zc_target *t, const zc_zarr_create_opts *create, size_t itemsize, int *copies, bool *kept);
-/* Bytes beyond the block a task of a holds while it writes one chunk of `chunk`
- * bytes (intermediate: as an intermediate is written, whatever a's model). */
-size_t plan_write_extra(const zc_array *a, size_t chunk, bool intermediate);
+ * (NULL: from t), holds memory per chunk (the node fields write_copies,
+ * write_kept and write_in_block of plan_build's outputs). */
+int plan_write_model(const zc_target *t, const zc_zarr_create_opts *create, size_t itemsize, plan_write *w);
+/* Bytes beyond the block a task of a holds while it writes one chunk of shape
+ * `chunk` from its block of shape `block` (NULL: not known, or not the region
+ * the chunk's grid tiles) (intermediate: as an intermediate is written,
+ * whatever a's model). */
+size_t plan_write_extra(const zc_array *a, const int64_t *chunk, const int64_t *block, bool intermediate);
 /* Bytes a memory store keeps of the chunks one task of a writes: `bytes` in
  * all, in `nchunks` chunks (0 when a's store does not keep them). */
 size_t plan_write_kept(const zc_array *a, size_t bytes, size_t nchunks);
 /* What a memory store keeps of `nchunks` chunks of `bytes` in all. */
 size_t plan_kept(size_t bytes, size_t nchunks);
-/* writes: per array, what plan_write_model says of its target (NULL: no targets) */
-typedef struct {
-    int copies;
-    bool kept;
-} plan_write;
 /* PLAN_QUICK: a rechunk's chain is the first that fits, not the cheapest of
  * a few (whether a bound fits, found faster: refusal searches) */
 #define PLAN_QUICK 1u

@@ -192,8 +192,7 @@ static int create_plan(const zc_spec *spec, int n, zc_array *const *arrays, cons
     if (targets && !(w = zc__calloc((size_t)n, sizeof *w))) return ZC_ENOMEM;
     int rc = 0;
     for (int i = 0; targets && i < n && rc == 0; i++)
-        rc = plan_write_model(&targets[i], create ? create[i] : NULL, arrays[i]->itemsize, &w[i].copies,
-                              &w[i].kept);
+        rc = plan_write_model(&targets[i], create ? create[i] : NULL, arrays[i]->itemsize, &w[i]);
     request r = {n, arrays, targets, w, 0, rechunk_memo_new()};
     if (!r.memo) rc = ZC_ENOMEM;
     plan p;

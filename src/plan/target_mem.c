@@ -11,8 +11,8 @@
 #include "store/store.h"
 
 /* Writing a chunk (zarr/write.c write_chunk) holds, beyond the task's block: the
- * chunk assembled from the block (unless the block lays it out already: not
- * counted on), then each codec's output (codec_chain_encode keeps two
+ * chunk assembled from the block (unless the block lays it out already:
+ * encodes_in_block), then each codec's output (codec_chain_encode keeps two
  * intermediate buffers and the result: at most three), each reserved once at
  * its codec's bound. An intermediate is written lz4 or uncompressed into files
  * (exec/run.c intermediate_codec): the chunk and one encoded copy. */
@@ -32,11 +32,13 @@ static size_t bounds(size_t n, size_t k)
     return r;
 }
 
-int plan_write_model(const zc_target *t, const zc_zarr_create_opts *create, size_t itemsize, int *copies, bool *kept)
+int plan_write_model(const zc_target *t, const zc_zarr_create_opts *create, size_t itemsize, plan_write *w)
 {
-    *kept = t && t->store && t->store->url && !strncmp(t->store->url, "memory://", 9);
+    w->kept = t && t->store && t->store->url && !strncmp(t->store->url, "memory://", 9);
     bool sharded = false;
     for (int d = 0; create && d < create->ndim && d < ZC_MAX_DIMS; d++) sharded |= create->shards[d] != 0;
+    w->in_block = !sharded && !(create && create->order == 'F');
+    int *copies = &w->copies;
     if (sharded) {
         *copies = SHARD_COPIES;
         return 0;
@@ -51,10 +53,26 @@ int plan_write_model(const zc_target *t, const zc_zarr_create_opts *create, size
     return 0;
 }
 
-size_t plan_write_extra(const zc_array *a, size_t chunk, bool intermediate)
+/* zarr/write.c in_place: every chunk of a's grid is whole (no edge chunk to
+ * pad) and lies contiguous in the block, so each is encoded from the block. */
+static bool encodes_in_block(const zc_array *a, const int64_t *chunk, const int64_t *block)
 {
-    int copies = intermediate || !a->write_copies ? INTERMEDIATE_COPIES : a->write_copies;
-    return bounds(chunk, (size_t)copies);
+    bool later = false; /* a later dim where the chunk is narrower than the block */
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        int64_t c = chunk[d], e = block[d] < a->shape[d] ? block[d] : a->shape[d];
+        if (c <= 0 || a->shape[d] % c || e % c || (later && c > 1)) return false;
+        later |= c != e;
+    }
+    return true;
+}
+
+size_t plan_write_extra(const zc_array *a, const int64_t *chunk, const int64_t *block, bool intermediate)
+{
+    bool inter = intermediate || !a->write_copies;
+    size_t copies = inter ? INTERMEDIATE_COPIES : (size_t)a->write_copies, bytes = a->itemsize;
+    for (int d = 0; d < a->ndim; d++) bytes = ck_sat_mul(bytes, (size_t)(chunk[d] < a->shape[d] ? chunk[d] : a->shape[d]));
+    if (block && (inter || a->write_in_block) && encodes_in_block(a, chunk, block)) copies--;
+    return bounds(bytes, copies);
 }
 
 size_t plan_kept(size_t bytes, size_t nchunks)
