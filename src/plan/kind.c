@@ -51,40 +51,36 @@ int kind_by_json(const char *json, node_kind *k)
     return -1;
 }
 
-size_t node_proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel)
+/* Bytes to read sel of a stored in chunks of `chunks`. Along each dim, a span
+ * starting at offset o within a chunk touches (o + span - 1) / chunk + 1
+ * chunks; o is at most chunk - 1, or, where sel is a tile of a grid from the
+ * origin, chunk - gcd(span, chunk) (tiles start at multiples of span). An
+ * uncompressed zarr array is read straight from its bytes (zarr/read.c: no
+ * scratch chunk). */
+static size_t proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel, bool tiled)
 {
+    for (int d = 0; d < a->ndim; d++) tiled &= sel[d].start == 0 && sel[d].step == 1;
     size_t chunk = a->itemsize, touched = 1;
     for (int d = 0; d < a->ndim; d++) {
-        chunk = ck_sat_mul(chunk, (size_t)chunks[d]);
-        int64_t c = range_count(&sel[d]);
-        if (!c) return 0;
-        /* worst alignment: a span of `span` elements touches up to (span + chunk - 2) / chunk + 1 chunks */
-        int64_t span = (c - 1) * sel[d].step + 1, grid = ck_ceildiv(a->shape[d], chunks[d]);
-        int64_t t = (span + chunks[d] - 2) / chunks[d] + 1;
+        int64_t n = range_count(&sel[d]), c = chunks[d];
+        if (!n) return 0;
+        chunk = ck_sat_mul(chunk, (size_t)c);
+        int64_t span = (n - 1) * sel[d].step + 1, grid = ck_ceildiv(a->shape[d], c);
+        int64_t t = ((tiled ? c - ck_gcd(span, c) : c - 1) + span - 1) / c + 1;
         touched = ck_sat_mul(touched, (size_t)(t < grid ? t : grid));
     }
-    return ck_sat_mul(chunk, 1 + (touched < 64 ? touched : 64));
+    bool scratch = !(a->kind == NODE_ZARR && a->p.zarr.z && codec_chain_is_identity(a->p.zarr.z->chain));
+    return ck_sat_mul(chunk, (scratch ? 1 : 0) + (touched < 64 ? touched : 64));
+}
+
+size_t node_proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel)
+{
+    return proj_read(a, chunks, sel, false);
 }
 
 size_t node_proj_read_tiled(const zc_array *a, const int64_t *chunks, const zc_range *sel)
 {
-    size_t chunk = a->itemsize, touched = 1;
-    bool direct = a->kind == NODE_ZARR && a->p.zarr.z && codec_chain_is_identity(a->p.zarr.z->chain), later = false;
-    for (int d = a->ndim - 1; d >= 0; d--) {
-        int64_t span = sel[d].stop, c = chunks[d];
-        if (sel[d].start != 0 || sel[d].step != 1) return node_proj_read(a, chunks, sel);
-        if (span <= 0) return 0;
-        chunk = ck_sat_mul(chunk, (size_t)c);
-        /* regions start at multiples of span: offsets within a chunk are
-         * multiples of gcd(span, c), at most c - gcd */
-        int64_t t = (c - ck_gcd(span, c) + span - 1) / c + 1, grid = ck_ceildiv(a->shape[d], c);
-        touched = ck_sat_mul(touched, (size_t)(t < grid ? t : grid));
-        /* zarr/read.c decodes a chunk into place when the region holds it whole
-         * and contiguous: narrower than the region in no dim after one it is longer than 1 in */
-        direct &= span % c == 0 && !(later && c > 1);
-        later |= c != span;
-    }
-    return ck_sat_mul(chunk, (direct ? 0 : 1) + (touched < 64 ? touched : 64));
+    return proj_read(a, chunks, sel, true);
 }
 
 json_t *kind_int_array(const int64_t *v, int n)

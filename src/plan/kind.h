@@ -113,13 +113,13 @@ static inline bool kind_has(const zc_array *a, unsigned flag) { return (kind_of(
 /* ---- helpers the kinds share ---- */
 
 /* Projection of reading region sel of a stored array of a's shape with chunks
- * `chunks`: one decoded chunk of scratch and the compressed bytes of a batch of
- * chunks (at most 64), counted at decoded size. */
+ * `chunks`: one decoded chunk of scratch (none for an uncompressed zarr array)
+ * and the compressed bytes of a batch of chunks (at most 64), counted at
+ * decoded size, at the worst alignment. */
 size_t node_proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel);
 /* The same read where sel is one of a grid of regions of its extent from the
  * origin (a copy task's block: every task's region is aligned as sel is), so
- * the chunks it touches are counted exactly; no scratch where every chunk is
- * copied straight into the block (uncompressed, whole, contiguous in it). */
+ * the chunks it touches are counted exactly. */
 size_t node_proj_read_tiled(const zc_array *a, const int64_t *chunks, const zc_range *sel);
 /* Elements of a range. */
 static inline int64_t range_count(const zc_range *s)

@@ -88,16 +88,16 @@ mkdir -p "$W"
 flock -n -F "$W" sleep 30 &
 HOLD=$!
 sleep 0.3
-expect_fail 1 "is in use by another computation" rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 300KB --codec none \
+expect_fail 1 "is in use by another computation" rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 200KB --codec none \
     --work-dir "$W" -q
 kill $HOLD
 wait $HOLD 2>/dev/null
 rm -rf "$TMP/e1.zarr"
-expect_ok rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 300KB --codec none --work-dir "$W" -q
+expect_ok rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 200KB --codec none --work-dir "$W" -q
 # two real evals racing on one work dir (a rechunk through intermediates):
 # each either finishes right or is refused with the message, never mixed
 for k in 1 2; do
-    "$Z" rechunk "$A" "$TMP/rc$k.zarr" --chunks 256,8 --allowed-mem 300KB --codec none --work-dir "$W" -q 2>"$TMP/rcerr$k" &
+    "$Z" rechunk "$A" "$TMP/rc$k.zarr" --chunks 256,8 --allowed-mem 200KB --codec none --work-dir "$W" -q 2>"$TMP/rcerr$k" &
     eval "RC$k=\$!"
 done
 for k in 1 2; do

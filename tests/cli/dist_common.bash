@@ -45,7 +45,7 @@ dist_cases() {
     dist_same qm_uu eval 'mean(u**2, axis=0)' --in u="$TMP/u.zarr"
     dist_same qm_vv eval 'mean(v**2, axis=0)' --in v="$TMP/v.zarr"
     dist_same qm_uv eval 'mean(u*v, axis=0)' --in u="$TMP/u.zarr" --in v="$TMP/v.zarr"
-    dist_same rechunk rechunk "$TMP/r.zarr" --chunks 4,64,64 --allowed-mem 600KB --codec none
+    dist_same rechunk rechunk "$TMP/r.zarr" --chunks 4,64,64 --allowed-mem 500KB --codec none
     dist_same rfft eval 'rfft(u, axis=0)' --in u="$TMP/u.zarr" --allowed-mem 4MB
     dist_same tsqr eval 'svd(a)[1]' --in a="$TMP/a.zarr"
     dist_same copy copy "$TMP/r.zarr" --chunks 16,32,32 --zarr-format 2 --max-mem 2MB
