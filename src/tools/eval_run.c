@@ -186,10 +186,25 @@ int run_compute(run_opts *o, zc_array *a)
     zc_plan *zp = NULL;
     int draw = !o->quiet && !o->json && !o->plan_only && isatty(fileno(stderr));
 
-    /* the output store (for --plan-only an in-memory one: the plan needs a target, nothing is written) */
-    const char *url = o->plan_only ? "memory://zcube-plan-only" : o->out;
+    /* the output store. --plan-only writes nothing, but the plan needs a target
+     * that holds written chunks as the output's store will (the planner counts a
+     * memory store's kept copy): a memory store for a memory:// output, an empty
+     * temporary folder for any other, removed after planning */
+    char tmpdir[PATH_MAX] = "";
+    const char *url = o->out;
+    if (o->plan_only && o->out && !strncmp(o->out, "memory://", 9)) {
+        url = "memory://zcube-plan-only";
+    } else if (o->plan_only) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(tmpdir, sizeof tmpdir, "%s/zcube-plan-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(tmpdir)) return cli_fail(CLI_EXIT_RUNTIME, "--plan-only: cannot create '%s': %s", tmpdir, strerror(errno));
+        url = tmpdir;
+    }
     int rc = zc_store_open(url, ZC_STORE_CREATE, &st);
-    if (rc < 0) return cli_fail_zc(rc, "'%s'", url);
+    if (rc < 0) {
+        if (tmpdir[0]) rmdir(tmpdir);
+        return cli_fail_zc(rc, "'%s'", url);
+    }
     zc_target target = {st, "", o->codec, o->format};
 
     /* planned once: described, then executed */
@@ -261,5 +276,6 @@ done:
     zc_plan_free(zp);
     zc_free(plan);
     zc_store_close(st);
+    if (tmpdir[0]) rmdir(tmpdir);
     return ec;
 }

@@ -197,6 +197,18 @@ if expect_ok rechunk "$TMP/s.zarr" "$TMP/s_sq.zarr" --chunks 30,40 -q; then
               <("$PY" -c 'import numpy as np, sys; print(np.load(sys.argv[1]).tobytes().hex())' "$TMP/s.npy") ||
             fail "rechunk to v3 (30,40) changed values"; }
 fi
+# --plan-only shows the plan the run executes: planned against a store that
+# keeps no copy of what it writes, as the output's folder (not a memory store)
+expect_ok eval 'uniform(size=(256,64,64), chunks=(256,4,4), seed=3, dtype=float32)' -o "$TMP/r3.zarr" -q
+RC3=(rechunk "$TMP/r3.zarr" --chunks 4,64,64 --allowed-mem 500KB --codec none --json -o "$TMP/r3b.zarr")
+if expect_ok "${RC3[@]}" --plan-only && cp "$TMP/out" "$TMP/r3plan.json" && expect_ok "${RC3[@]}"; then
+    "$PY" - "$TMP/r3plan.json" "$TMP/out" <<'EOF' || fail "--plan-only planned otherwise than the run"
+import json, sys
+plan, run = (json.load(open(f)) for f in sys.argv[1:3])
+key = lambda r: [(o["kind"], o["tasks"], o["projected_mem"], o.get("copy_block")) for o in r["operations"]]
+assert plan["tasks"] == run["tasks"] and key(plan) == key(run), (key(plan), key(run))
+EOF
+fi
 expect_fail 2 "missing --chunks" rechunk "$TMP/s.zarr" "$TMP/x1.zarr"
 expect_fail 2 "--chunks has 1 entry but" rechunk "$TMP/s.zarr" "$TMP/x1.zarr" --chunks 5
 expect_fail 1 "already holds" rechunk "$TMP/s.zarr" "$TMP/s_rows.zarr" --chunks 10,10
