@@ -1082,6 +1082,103 @@ TEST(fft_erases_the_intermediate_it_reads_as_it_goes)
     CHECK(system(cmd) == 0);
 }
 
+/* While the last operation runs: which intermediates (WORK/opN) are stored
+ * with a compressor. */
+typedef struct {
+    const char *work;
+    int last, nops, checked;
+    bool lz4[32];
+} codec_probe;
+
+static int codecs_seen(const zc_progress *pr, void *ctx)
+{
+    codec_probe *c = ctx;
+    if (pr->op != c->last || c->checked) return 0;
+    c->checked = 1;
+    for (int k = 0; k < c->nops && k < 32; k++) {
+        char path[700], buf[4096] = "";
+        snprintf(path, sizeof path, "%s/op%d/zarr.json", c->work, k);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
+        fclose(f);
+        c->lz4[k] = strstr(buf, "lz4") != NULL;
+    }
+    return 0;
+}
+
+TEST(fft_intermediates_and_their_copies_are_stored_uncompressed)
+{
+    /* a four-step FFT of 2^18 complex128 under 4 MiB: its transforms' outputs
+     * (spectra: LZ4 finds nothing to compress) and every rechunked copy of
+     * them are stored without a codec; the reshape of the input is not an FFT's */
+    zc_spec s = ZC_SPEC_INIT;
+    s.allowed_mem = (size_t)4 << 20;
+    s.reserved_mem = (size_t)1 << 19;
+    s.nthreads = 2;
+    int64_t n = (int64_t)1 << 18;
+    zc_array *a, *f;
+    CHECK_OK(zc_random_uniform(3, 1, &n, (int64_t[]){1 << 15}, ZC_FLOAT64, -1, 1, &a));
+    CHECK_OK(zc_fft_fft(a, -1, 0, NULL, &f));
+    char *pj = NULL;
+    CHECK_OK(zc_plan_json(&s, 1, &f, NULL, &pj));
+    json_t *plan = json_loads(pj, 0, NULL), *ops = json_object_get(plan, "operations");
+    zc_free(pj);
+    int nops = (int)json_array_size(ops);
+    CHECK(nops > 3 && nops <= 32);
+    /* per op: whether it is an FFT or a copy of one (through rechunks) */
+    bool spectral[32] = {false};
+    int copies = 0;
+    for (int k = 0; k < nops && k < 32; k++) {
+        json_t *o = json_array_get(ops, (size_t)k), *in = json_object_get(o, "inputs");
+        const char *kind = json_string_value(json_object_get(o, "kind"));
+        int src = json_array_size(in) == 1 ? (int)json_integer_value(json_array_get(in, 0)) : -1;
+        spectral[k] = !strcmp(kind, "fft") || (!strcmp(kind, "rechunk") && src >= 0 && src < k && spectral[src]);
+        copies += spectral[k] && strcmp(kind, "fft") != 0;
+    }
+    CHECK(copies >= 2);
+    char dir[] = "/tmp/zc_fft_codec_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char work[600];
+    snprintf(work, sizeof work, "%s/work", dir);
+    s.work_dir = work;
+    s.resume = 1; /* intermediates kept until the end */
+    codec_probe c = {work, nops - 1, nops, 0, {false}};
+    s.progress = codecs_seen;
+    s.progress_ctx = &c;
+    static double complex got[1 << 18], want[1 << 18];
+    zc_report *rep = NULL;
+    CHECK_OK(zc_compute_buffer(&s, f, got, sizeof got, &rep));
+    json_decref(report_checked(rep));
+    CHECK(c.checked);
+    int plain = 0, packed = 0;
+    for (int k = 0; k < nops - 1; k++) {
+        json_t *o = json_array_get(ops, (size_t)k);
+        printf("op%d %s: %s\n", k, json_string_value(json_object_get(o, "kind")), c.lz4[k] ? "lz4" : "no codec");
+        if (spectral[k]) CHECK(!c.lz4[k]);
+        plain += spectral[k] && !c.lz4[k];
+        packed += !spectral[k] && c.lz4[k];
+    }
+    CHECK(plain >= 3 && packed >= 1); /* what was looked at was there */
+    /* the values: against the in-core transform */
+    zc_spec sc = ZC_SPEC_INIT;
+    sc.allowed_mem = (size_t)256 << 20;
+    zc_array *g;
+    CHECK_OK(zc_fft_fft(a, -1, 0, NULL, &g));
+    CHECK_OK(zc_compute_buffer(&sc, g, want, sizeof want, NULL));
+    double e = 0;
+    for (size_t i = 0; i < (size_t)n; i++) e = fmax(e, cabs(got[i] - want[i]));
+    CHECK(e < 1e-9);
+    json_decref(plan);
+    zc_array_release(g);
+    zc_array_release(f);
+    zc_array_release(a);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 /* Ops of a plan, and how many of them are FFTs. */
 static int plan_ops(const zc_spec *s, zc_array *f, int *ffts)
 {

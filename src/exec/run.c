@@ -892,7 +892,7 @@ static int task(void *vctx, size_t i, int slot)
 #define INCOMPRESSIBLE 0.6
 static const char *intermediate_codec(const zc_array *a)
 {
-    if (kind_has(a, KIND_UNCOMPRESSED)) return "none";
+    if (plan_stores_uncompressed(a)) return "none";
     while (a->kind == NODE_RECHUNK && a->ninputs == 1) a = a->inputs[0];
     if (a->kind != NODE_ZARR || !a->p.zarr.z) return "lz4";
     zarr_probe_info pi;

@@ -67,6 +67,7 @@ int node_clone(zc_array *a, zc_array *const *inputs, zc_array **out)
     c->write_copies = 0;
     c->write_kept = false;
     c->write_in_block = false;
+    c->stored_plain = false;
     c->cache = NULL;
     *out = c;
     return 0;

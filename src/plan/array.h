@@ -170,6 +170,7 @@ struct zc_array {
     int write_copies;
     bool write_kept;
     bool write_in_block;
+    bool stored_plain; /* an intermediate stored uncompressed (plan_stores_uncompressed) */
     node_cache *cache;                     /* NODE_ZARR: decoded chunks kept by the executor, or NULL */
 };
 

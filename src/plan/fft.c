@@ -587,7 +587,7 @@ static int fftn_from_json(const json_t *o, zc_array *a, int node)
 }
 
 const node_kind_def kind_fft = {
-    .json = "fft", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 1,
+    .json = "fft", .flags = KIND_FUSED | KIND_UNCOMPRESSED, .min_inputs = 1, .max_inputs = 1,
     .name = fftn_name, .region = fftn_region, .proj = fftn_proj, .library_mem = fftn_library_mem,
     .to_json = fftn_to_json, .from_json = fftn_from_json, .expand = fftn_expand,
 };

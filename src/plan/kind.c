@@ -55,8 +55,8 @@ int kind_by_json(const char *json, node_kind *k)
  * starting at offset o within a chunk touches (o + span - 1) / chunk + 1
  * chunks; o is at most chunk - 1, or, where sel is a tile of a grid from the
  * origin, chunk - gcd(span, chunk) (tiles start at multiples of span). An
- * uncompressed zarr array is read straight from its bytes (zarr/read.c: no
- * scratch chunk). */
+ * uncompressed zarr array or intermediate is read straight from its bytes
+ * (zarr/read.c: no scratch chunk). */
 static size_t proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel, bool tiled)
 {
     for (int d = 0; d < a->ndim; d++) tiled &= sel[d].start == 0 && sel[d].step == 1;
@@ -69,7 +69,7 @@ static size_t proj_read(const zc_array *a, const int64_t *chunks, const zc_range
         int64_t t = ((tiled ? c - ck_gcd(span, c) : c - 1) + span - 1) / c + 1;
         touched = ck_sat_mul(touched, (size_t)(t < grid ? t : grid));
     }
-    bool scratch = !(a->kind == NODE_ZARR && a->p.zarr.z && codec_chain_is_identity(a->p.zarr.z->chain));
+    bool scratch = !(a->stored_plain || (a->kind == NODE_ZARR && a->p.zarr.z && codec_chain_is_identity(a->p.zarr.z->chain)));
     return ck_sat_mul(chunk, (scratch ? 1 : 0) + (touched < 64 ? touched : 64));
 }
 

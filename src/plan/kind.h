@@ -45,7 +45,9 @@ enum {
     KIND_STORED_INPUT = 1 << 5,
     /* calls BLAS/LAPACK: the memory check reserves their per-thread workspace */
     KIND_BLAS = 1 << 6,
-    /* stored uncompressed as an intermediate: its consumers read byte ranges of its chunks */
+    /* stored uncompressed as an intermediate (and so are rechunked copies of it):
+     * its consumers read byte ranges of its chunks (a sort's runs), or its values
+     * do not compress (an FFT's spectra: LZ4 would only cost CPU on both ends) */
     KIND_UNCOMPRESSED = 1 << 7,
     /* its values live in the planning process's memory: never in a saved plan,
      * and a saved plan naming it is refused */

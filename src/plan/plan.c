@@ -716,6 +716,7 @@ static int build(const zc_spec *spec, int n, zc_array *const *arrays, const plan
         s->target = -1;
         for (int t = 0; t < n; t++)
             if (p->outputs[t] == s->node && s->target < 0) s->target = t;
+        s->node->stored_plain = s->target < 0 && plan_stores_uncompressed(s->node);
         s->tasks = node_nblocks(s->node);
         p->tasks += s->tasks;
         p->nstages++;

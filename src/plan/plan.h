@@ -116,6 +116,10 @@ size_t plan_write_extra(const zc_array *a, const int64_t *chunk, const int64_t *
 /* Bytes a memory store keeps of the chunks one task of a writes: `bytes` in
  * all, in `nchunks` chunks (0 when a's store does not keep them). */
 size_t plan_write_kept(const zc_array *a, size_t bytes, size_t nchunks);
+/* Whether a's chunks are stored uncompressed when a is an intermediate: a's
+ * kind, or the kind a rechunk copies, is KIND_UNCOMPRESSED (exec/run.c adds
+ * copies of incompressible stored arrays, which it probes). */
+bool plan_stores_uncompressed(const zc_array *a);
 /* What a memory store keeps of `nchunks` chunks of `bytes` in all. */
 size_t plan_kept(size_t bytes, size_t nchunks);
 /* PLAN_QUICK: a rechunk's chain is the first that fits, not the cheapest of

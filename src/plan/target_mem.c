@@ -1,12 +1,13 @@
 /* plan/target_mem.c — what writing costs a stage's tasks: the buffers of a
  * chunk's write and the compressor state (see plan.h, plan_write_model and
- * plan_project_targets). */
+ * plan_project_targets), and how an intermediate's chunks are stored. */
 #include <stdint.h>
 #include <string.h>
 
 #include "codec/codec.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "plan/kind.h"
 #include "plan/plan.h"
 #include "store/store.h"
 
@@ -73,6 +74,12 @@ size_t plan_write_extra(const zc_array *a, const int64_t *chunk, const int64_t *
     for (int d = 0; d < a->ndim; d++) bytes = ck_sat_mul(bytes, (size_t)(chunk[d] < a->shape[d] ? chunk[d] : a->shape[d]));
     if (block && (inter || a->write_in_block) && encodes_in_block(a, chunk, block)) copies--;
     return bounds(bytes, copies);
+}
+
+bool plan_stores_uncompressed(const zc_array *a)
+{
+    while (a->kind == NODE_RECHUNK && a->ninputs == 1) a = a->inputs[0];
+    return kind_has(a, KIND_UNCOMPRESSED);
 }
 
 size_t plan_kept(size_t bytes, size_t nchunks)
