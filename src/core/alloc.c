@@ -42,7 +42,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/error.h"
 
@@ -202,22 +201,18 @@ static bool big_put(unsigned char *base, size_t cap)
     return kept;
 }
 
-/* A new underlying block for size bytes (*cap: its capacity). A big one is
- * advised to use 2 MiB pages where the system offers them on request (THP
- * "madvise"): its first use (a compressed chunk read into it, 72 MB in the
- * randomized SVD benchmark) otherwise costs a page fault per 4 KiB, 37,000 of
- * the run's 55,000 faults and ~9% of its CPU time. Only whole 2 MiB pages
- * inside the block are advised; failure changes nothing. */
+/* A new underlying block for size bytes (*cap: its capacity). Not advised
+ * MADV_HUGEPAGE (it was, from 4cfae3c): where the system compacts memory for
+ * advised regions at fault time (THP defrag "madvise", Debian's default), a
+ * page cache filled by the data being read makes every 2 MiB fault compact
+ * memory. The rechunk of issue 17 within 500MB took 2.9-4.9 s with 2.9-6.7 s
+ * of system time advised, 1.8 s with 1.0 s not; the randomized SVD benchmark
+ * was no faster advised (0.48 s, and 1.8 s once). */
 static unsigned char *fresh_block(size_t size, size_t *cap)
 {
     *cap = big_capacity(size);
     if (*cap > (size_t)PTRDIFF_MAX - HDR) return NULL;
-    unsigned char *p = malloc(*cap + HDR);
-#ifdef MADV_HUGEPAGE
-    uintptr_t h = (uintptr_t)2 << 20, lo = ((uintptr_t)p + h - 1) & ~(h - 1), hi = ((uintptr_t)p + *cap + HDR) & ~(h - 1);
-    if (p && *cap > CACHE_MAX && hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#endif
-    return p;
+    return malloc(*cap + HDR);
 }
 
 void zc__alloc_cache_begin(size_t budget)
