@@ -198,7 +198,9 @@ out:
     return ret;
 }
 
-/* next() -> (step, epoch, [data memoryviews], [origins memoryviews], rejected) */
+/* next() -> (step, epoch, [data memoryviews], [origins memoryviews], rejected): writable views
+ * of the library's buffers (zc_batch hands them out so), the caller's until the next
+ * batch, so DLPack (which refuses read-only arrays) gives them to torch without a copy */
 static PyObject *sampler_next(zcpy_sampler *self, PyObject *unused)
 {
     const zc_batch *b = NULL;
@@ -209,11 +211,11 @@ static PyObject *sampler_next(zcpy_sampler *self, PyObject *unused)
     PyObject *data = PyList_New(b->nsources), *orig = PyList_New(b->nsources);
     if (!data || !orig) goto fail;
     for (int k = 0; k < b->nsources; k++) {
-        PyObject *d = PyMemoryView_FromMemory(b->data[k], (Py_ssize_t)b->nbytes[k], PyBUF_READ);
+        PyObject *d = PyMemoryView_FromMemory(b->data[k], (Py_ssize_t)b->nbytes[k], PyBUF_WRITE);
         if (!d) goto fail;
         PyList_SET_ITEM(data, k, d);
         Py_ssize_t on = (Py_ssize_t)self->batch * (k < self->nsrc ? self->ndim[k] : 0) * 8;
-        PyObject *o = PyMemoryView_FromMemory((char *)b->origins[k], on, PyBUF_READ);
+        PyObject *o = PyMemoryView_FromMemory((char *)b->origins[k], on, PyBUF_WRITE);
         if (!o) goto fail;
         PyList_SET_ITEM(orig, k, o);
     }

@@ -66,8 +66,9 @@ class WindowSampler:
     window   a shape for every source, or {name: shape}
     batch    windows per batch;  seed  the shuffle's key;  mode  "random" or "grid"
     threads  reading threads (0 = all cores);  prefetch  batches read ahead
-    copy     False: iteration yields read-only views of the library's buffers,
-             valid until the next batch; True: owned arrays
+    copy     False: iteration yields views of the library's buffers, yours
+             until the next batch (writable: torch.from_dlpack takes them
+             without a copy); True: owned arrays
     dims, offset, jitter, overlap   optional, a tuple per source or {name: tuple}
     reject_nan, reject_fill, max_redraws   redraw windows with NaN / fill values
     """

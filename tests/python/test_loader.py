@@ -27,7 +27,7 @@ def test_windows_match_origins(store):
     for i, b in enumerate(s):
         u, o = b.data["u"], b.origins["u"]
         assert u.shape == (5, 4, 8, 6) and o.shape == (5, 3) and u.dtype == np.float32
-        assert not u.flags.writeable  # a view of the library's buffer
+        assert not u.flags.owndata and u.flags.writeable  # the library's buffer, ours until the next batch
         for w in range(5):
             t0, y0, x0 = o[w]
             np.testing.assert_array_equal(u[w], val[t0:t0 + 4, y0:y0 + 8, x0:x0 + 6])

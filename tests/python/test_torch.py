@@ -63,6 +63,21 @@ def test_dlpack_shares_memory():
     assert t[0] == 42
 
 
+def test_sampler_batches_go_to_torch_without_a_copy(tmp_path):
+    # in the training process: the sampler's own buffer, as a tensor through
+    # DLPack (no copy; valid until the next batch)
+    d = _store(tmp_path)
+    kw = dict(sources={"u": d / "u"}, window=(4, 5, 6), batch=16, seed=9)
+    ref = WindowSampler(**kw)
+    s = WindowSampler(threads=2, prefetch=1, **kw)
+    for step, b in zip(range(3), s):
+        t = torch.from_dlpack(b.data["u"])
+        assert t.data_ptr() == b.data["u"].ctypes.data
+        np.testing.assert_array_equal(t.numpy(), ref.read(step).data["u"])
+        o = torch.from_dlpack(b.origins["u"])
+        np.testing.assert_array_equal(o.numpy(), ref.read(step).origins["u"])
+
+
 def test_worker_batches_are_read_into_shared_memory(tmp_path, monkeypatch):
     # In a DataLoader worker a batch is read straight into shared memory, so the
     # hand-over to the main process does not copy it again (see zcube/torch.py)
