@@ -11,7 +11,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/alloc.h"
 #include "core/checked.h"
@@ -21,7 +20,6 @@
 #include "zarr/zarr.h"
 
 enum { EMPTY, FILLING, READY };
-#define HUGE ((size_t)2 << 20)
 
 struct srccache_entry {
     node_cache base;          /* the callbacks plan/ reads through (first: a->cache points here) */
@@ -99,18 +97,6 @@ static size_t source_bytes(const zc_array *a, int64_t *nchunks, size_t *slot)
     return total;
 }
 
-/* Large pages for the arena where the system offers them on request: filling
- * 800 MB in 4 KiB pages costs 200,000 page faults (9% of a randomized SVD). */
-static void advise_huge(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-    uintptr_t lo = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1), hi = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE - 1);
-    if (p && hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice only: failure changes nothing */
-#else
-    (void)p, (void)n;
-#endif
-}
-
 int srccache_setup(plan *p, const zc_spec *spec, srccache **out)
 {
     *out = NULL;
@@ -142,8 +128,10 @@ int srccache_setup(plan *p, const zc_spec *spec, srccache **out)
             }
             struct srccache_entry *e = &c->e[c->n];
             memset(e, 0, sizeof *e);
+            /* not advised MADV_HUGEPAGE (core/alloc.c fresh_block says why): the
+             * randomized SVD benchmark took 0.58-1.56 s advised (system 0.14-1.98 s),
+             * 0.61-0.70 s not (system 0.4 s) */
             e->arena = zc__malloc(bytes);
-            advise_huge(e->arena, bytes);
             e->state = zc__calloc((size_t)nchunks, 1);
             if (!e->arena || !e->state) {
                 zc__free(e->arena);
