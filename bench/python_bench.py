@@ -270,10 +270,12 @@ def case_sampler(a):
                 best[name] = (dt, n, first)
         # the sampler as zcube means it to be used in a training loop: in the
         # training process, its own 2 threads decoding and one batch prefetched,
-        # each batch handed to torch without a copy (DLPack), no worker processes
+        # each batch handed to torch without a copy (DLPack), no worker processes;
+        # timed from its construction (its prefetch starts there), as the
+        # DataLoaders are timed from starting their workers
         from zcube.loader import WindowSampler
-        s = WindowSampler({"x": p}, window=window, batch=batch, seed=7, threads=2, prefetch=1)
         t0 = time.perf_counter()
+        s = WindowSampler({"x": p}, window=window, batch=batch, seed=7, threads=2, prefetch=1)
         n, first = 0, None
         for step, b in enumerate(s):
             if step == nb:
