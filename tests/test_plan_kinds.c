@@ -44,3 +44,41 @@ TEST(kind_flags_agree)
         if (d->load) CHECK(d->from_json == NULL);
     }
 }
+
+TEST(reads_projected_at_their_true_alignment)
+{
+    /* (100, 60) float64 stored in (10, 20) chunks of 1,600 bytes */
+    zc_array a;
+    memset(&a, 0, sizeof a);
+    a.kind = NODE_RECHUNK;
+    a.ndim = 2;
+    a.shape[0] = 100;
+    a.shape[1] = 60;
+    a.itemsize = 8;
+    int64_t ch[2] = {10, 20};
+    size_t c = 10 * 20 * 8;
+    zc_range one[2] = {{10, 20, 1}, {20, 40, 1}};      /* exactly chunk (1, 1) */
+    zc_range shifted[2] = {{15, 25, 1}, {20, 40, 1}};  /* halves of chunks (1, 1) and (2, 1) */
+    zc_range rows[2] = {{10, 30, 1}, {0, 60, 1}};      /* 2 x 3 whole chunks, each cut in the region */
+    zc_range column[2] = {{0, 100, 1}, {20, 40, 1}};   /* 10 whole chunks, each contiguous in it */
+    zc_range all[2] = {{0, 100, 1}, {0, 60, 1}};       /* 30 whole chunks, none contiguous in it */
+    /* compressed: one chunk of scratch and every chunk touched */
+    a.stored_plain = false;
+    CHECK(node_proj_read(&a, ch, one) == 5 * c); /* worst alignment: 2 x 2 touched */
+    CHECK(node_proj_read_exact(&a, ch, one) == 2 * c);
+    CHECK(node_proj_read_exact(&a, ch, shifted) == 3 * c);
+    CHECK(node_proj_read_exact(&a, ch, rows) == 7 * c);
+    /* uncompressed: read straight into the destination where a chunk lands
+     * whole and contiguous in it; of a cut chunk, the bytes of its rows read */
+    a.stored_plain = true;
+    CHECK(node_proj_read(&a, ch, one) == 4 * c);
+    CHECK(node_proj_read_exact(&a, ch, one) == 0);
+    CHECK(node_proj_read_exact(&a, ch, column) == 0);
+    CHECK(node_proj_read_exact(&a, ch, shifted) == c); /* 5 rows of each of two chunks */
+    CHECK(node_proj_read_exact(&a, ch, rows) == 6 * c);
+    CHECK(node_proj_read_exact(&a, ch, all) == 30 * c);
+    /* cut on every side: between the selected bytes and the chunks' */
+    zc_range odd[2] = {{3, 97, 1}, {1, 59, 1}};
+    size_t b = node_proj_read_exact(&a, ch, odd);
+    CHECK(b >= (size_t)94 * 58 * 8 && b < 30 * c);
+}

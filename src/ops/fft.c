@@ -348,6 +348,19 @@ out:
     return rc;
 }
 
+/* Cut the blocks of a new node (its only reference is the caller's) to about
+ * `target` bytes, along its outermost dims first: the reshape into (N1, N2)
+ * takes its blocks from the input's chunks, which may be far bigger than what
+ * a task of the plan's bound can hold beside its reads and writes. */
+static void shrink_blocks(zc_array *a, size_t target)
+{
+    for (int d = 0; d < a->ndim && node_chunk_bytes(a) > target; d++) {
+        size_t rest = node_chunk_bytes(a) / (size_t)a->chunks[d]; /* bytes of one step along d */
+        int64_t c = (int64_t)(target / (rest ? rest : 1));
+        a->chunks[d] = c < 1 ? 1 : c < a->chunks[d] ? c : a->chunks[d];
+    }
+}
+
 /* Four-step complex transform of the whole axis (length N = x->shape[axis]).
  * want (or NULL): chunks the result is read by; when their blocks along the
  * axis are whole rows of N1, the transpose writes blocks of exactly those. */
@@ -373,6 +386,7 @@ static int four_step(zc_array *x, int axis, int inverse, double scale, int conj_
     int rc;
     /* n = N2·n1 + n2: FFT over n1 (length N1) with the twiddle, then over n2 */
     if ((rc = zc_reshape(x, nd, sh, &r)) < 0) goto out;
+    shrink_blocks(r, block_target(f));
     if ((rc = c2c_axis(r, axis, inverse, 1.0, 0, axis + 1, N, sign, f, NULL, &f1)) < 0) goto out;
     if ((rc = c2c_axis(f1, axis + 1, inverse, scale, conj_out, -1, 0, 0, f, NULL, &f2)) < 0) goto out;
     /* f2[k1, k2] = X[k1 + N1·k2]: rechunk with k1 whole, then view as (k2, k1) and flatten */

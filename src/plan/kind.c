@@ -51,36 +51,101 @@ int kind_by_json(const char *json, node_kind *k)
     return -1;
 }
 
+/* How a read's alignment is known: the worst over positions, a tile of a
+ * grid from the origin, or exactly (sel is the very region read). */
+typedef enum { AT_WORST, AT_TILE, AT_EXACT } read_at;
+
+/* Bytes a read of exactly sel from an uncompressed array holds beyond the
+ * destination (zarr/read.c): a unit it covers whole and that lands contiguous
+ * in the destination is read straight into it; another one covered whole is
+ * mapped (its pages counted); of a part of one, the bytes from its first
+ * selected element to its last. SIZE_MAX: more units than this sums. */
+static size_t plain_exact(const zc_array *a, const int64_t *chunks, const zc_range *sel)
+{
+    int nd = a->ndim;
+    int64_t first[ZC_MAX_DIMS], nu[ZC_MAX_DIMS], idx[ZC_MAX_DIMS] = {0}, units = 1;
+    for (int d = 0; d < nd; d++) {
+        if (sel[d].step != 1) return SIZE_MAX;
+        first[d] = sel[d].start / chunks[d];
+        nu[d] = (sel[d].stop - 1) / chunks[d] - first[d] + 1;
+        units *= nu[d];
+    }
+    if (units > 64) return SIZE_MAX;
+    size_t total = 0;
+    for (int64_t u = 0; u < units; u++) {
+        int64_t cnt[ZC_MAX_DIMS], lo[ZC_MAX_DIMS], ext[ZC_MAX_DIMS];
+        bool whole = true;
+        for (int d = 0; d < nd; d++) {
+            int64_t c0 = (first[d] + idx[d]) * chunks[d], c1 = c0 + chunks[d];
+            int64_t s0 = sel[d].start > c0 ? sel[d].start : c0, s1 = sel[d].stop < c1 ? sel[d].stop : c1;
+            lo[d] = s0 - c0;
+            cnt[d] = s1 - s0;
+            ext[d] = chunks[d];
+            whole &= cnt[d] == chunks[d];
+        }
+        /* contiguous in the destination: full extent from the last dim on, then 1s */
+        int k = nd - 1;
+        while (k >= 0 && cnt[k] == range_count(&sel[k])) k--;
+        bool contig = true;
+        for (int d = k - 1; d >= 0; d--) contig &= cnt[d] == 1;
+        size_t bytes = 0, st = a->itemsize, span = 0;
+        for (int d = nd - 1; d >= 0; d--) {
+            span += (size_t)(cnt[d] - 1) * st;
+            st *= (size_t)ext[d];
+        }
+        (void)lo;
+        if (!(whole && contig)) bytes = whole ? st : span + a->itemsize;
+        total += bytes;
+        for (int d = nd - 1; d >= 0; d--) {
+            if (++idx[d] < nu[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return total;
+}
+
 /* Bytes to read sel of a stored in chunks of `chunks`. Along each dim, a span
  * starting at offset o within a chunk touches (o + span - 1) / chunk + 1
  * chunks; o is at most chunk - 1, or, where sel is a tile of a grid from the
- * origin, chunk - gcd(span, chunk) (tiles start at multiples of span). An
- * uncompressed zarr array or intermediate is read straight from its bytes
- * (zarr/read.c: no scratch chunk). */
-static size_t proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel, bool tiled)
+ * origin, chunk - gcd(span, chunk) (tiles start at multiples of span), or
+ * exactly sel's. An uncompressed zarr array or intermediate is read straight
+ * from its bytes (zarr/read.c: no scratch chunk), and where every unit lands
+ * whole and contiguous in the destination, with no buffer of its own. */
+static size_t proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel, read_at at)
 {
+    bool tiled = at == AT_TILE;
     for (int d = 0; d < a->ndim; d++) tiled &= sel[d].start == 0 && sel[d].step == 1;
+    bool plain = a->stored_plain || (a->kind == NODE_ZARR && a->p.zarr.z && codec_chain_is_identity(a->p.zarr.z->chain));
+    if (plain && at == AT_EXACT) {
+        size_t b = plain_exact(a, chunks, sel);
+        if (b != SIZE_MAX) return b;
+    }
     size_t chunk = a->itemsize, touched = 1;
     for (int d = 0; d < a->ndim; d++) {
         int64_t n = range_count(&sel[d]), c = chunks[d];
         if (!n) return 0;
         chunk = ck_sat_mul(chunk, (size_t)c);
         int64_t span = (n - 1) * sel[d].step + 1, grid = ck_ceildiv(a->shape[d], c);
-        int64_t t = ((tiled ? c - ck_gcd(span, c) : c - 1) + span - 1) / c + 1;
+        int64_t o = at == AT_EXACT ? sel[d].start % c : tiled ? c - ck_gcd(span, c) : c - 1;
+        int64_t t = (o + span - 1) / c + 1;
         touched = ck_sat_mul(touched, (size_t)(t < grid ? t : grid));
     }
-    bool scratch = !(a->stored_plain || (a->kind == NODE_ZARR && a->p.zarr.z && codec_chain_is_identity(a->p.zarr.z->chain)));
-    return ck_sat_mul(chunk, (scratch ? 1 : 0) + (touched < 64 ? touched : 64));
+    return ck_sat_mul(chunk, (plain ? 0 : 1) + (touched < 64 ? touched : 64));
 }
 
 size_t node_proj_read(const zc_array *a, const int64_t *chunks, const zc_range *sel)
 {
-    return proj_read(a, chunks, sel, false);
+    return proj_read(a, chunks, sel, AT_WORST);
 }
 
 size_t node_proj_read_tiled(const zc_array *a, const int64_t *chunks, const zc_range *sel)
 {
-    return proj_read(a, chunks, sel, true);
+    return proj_read(a, chunks, sel, AT_TILE);
+}
+
+size_t node_proj_read_exact(const zc_array *a, const int64_t *chunks, const zc_range *sel)
+{
+    return proj_read(a, chunks, sel, AT_EXACT);
 }
 
 json_t *kind_int_array(const int64_t *v, int n)

@@ -123,6 +123,9 @@ size_t node_proj_read(const zc_array *a, const int64_t *chunks, const zc_range *
  * origin (a copy task's block: every task's region is aligned as sel is), so
  * the chunks it touches are counted exactly. */
 size_t node_proj_read_tiled(const zc_array *a, const int64_t *chunks, const zc_range *sel);
+/* The same read of exactly the region sel (its alignment as it is): what a
+ * task reading sel needs, for projections made task by task. */
+size_t node_proj_read_exact(const zc_array *a, const int64_t *chunks, const zc_range *sel);
 /* Elements of a range. */
 static inline int64_t range_count(const zc_range *s)
 {

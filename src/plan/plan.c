@@ -251,27 +251,54 @@ static size_t proj(const zc_array *a, const zc_range *sel)
     return a->stage >= 0 ? node_proj_read(a, a->chunks, sel) : proj_compute(a, sel);
 }
 
-/* Bytes a task of stage a needs to compute its block sel (a tile of a's grid
- * of blocks): a copy reads the block straight from its stored input. */
-static size_t proj_block(const zc_array *a, const zc_range *sel)
+/* The same, each read at its true alignment: sel is the very region one task
+ * computes (zarr sources as plan/source.c projects them, but exactly). */
+static size_t proj_exact(const zc_array *a, const zc_range *sel)
 {
-    const zc_array *in = a->kind == NODE_RECHUNK ? a->inputs[0] : NULL;
-    if (in && in->kind == NODE_ZARR && in->p.zarr.z) return node_proj_read_tiled(in, in->p.zarr.z->rchunk, sel);
-    if (in && in->stage >= 0) return node_proj_read_tiled(in, in->chunks, sel);
-    return proj_compute(a, sel);
+    if (a->stage >= 0) return node_proj_read_exact(a, a->chunks, sel);
+    if (a->kind == NODE_ZARR && a->p.zarr.z) return node_proj_read_exact(a, a->p.zarr.z->rchunk, sel);
+    return kind_of(a)->proj(a, sel, proj_exact);
 }
 
-/* The largest block's projection (edge blocks are never larger than block 0). */
+/* Bytes a task of stage a needs to compute its block sel (a tile of a's grid
+ * of blocks; exact: that very block): a copy reads the block straight from
+ * its stored input. */
+static size_t proj_block(const zc_array *a, const zc_range *sel, bool exact)
+{
+    const zc_array *in = a->kind == NODE_RECHUNK ? a->inputs[0] : NULL;
+    const int64_t *from = !in ? NULL : in->kind == NODE_ZARR && in->p.zarr.z ? in->p.zarr.z->rchunk
+                                       : in->stage >= 0                       ? in->chunks
+                                                                              : NULL;
+    if (from) return exact ? node_proj_read_exact(in, from, sel) : node_proj_read_tiled(in, from, sel);
+    return exact ? kind_of(a)->proj(a, sel, proj_exact) : proj_compute(a, sel);
+}
+
+/* Stages of at most this many blocks are projected block by block, each read
+ * at its true alignment; bigger ones by block 0 at the worst alignment. */
+#define EXACT_BLOCKS 4096
+
+/* The largest block's projection: the maximum over the blocks, or block 0's
+ * at the worst alignment (edge blocks are never larger than block 0). */
 static size_t stage_projection(const zc_array *a)
 {
-    int64_t c0[ZC_MAX_DIMS] = {0};
+    int64_t c[ZC_MAX_DIMS] = {0}, n = node_nblocks(a);
     zc_range sel[ZC_MAX_DIMS];
-    node_block_region(a, c0, sel);
+    size_t read = 0;
+    if (n > EXACT_BLOCKS) {
+        node_block_region(a, c, sel);
+        read = proj_block(a, sel, false);
+    }
+    for (int64_t b = 0; b < n && n <= EXACT_BLOCKS; b++) {
+        node_block_coords(a, b, c);
+        node_block_region(a, c, sel);
+        size_t r = proj_block(a, sel, true);
+        if (r > read) read = r;
+    }
     size_t out = node_chunk_bytes(a);
     /* the block and its write, plus the task's bookkeeping: selection plans,
      * chunk keys and request arrays of a batched read (independent of data size) */
     return sum5(out, plan_write_extra(a, a->chunks, a->chunks, false), plan_write_kept(a, out, 1), TASK_BOOKKEEPING,
-                proj_block(a, sel));
+                read);
 }
 
 /* One task writing `block` (a block of a's chunks; NULL: one chunk): it holds the
@@ -284,7 +311,7 @@ static size_t block_projection(const zc_array *a, const int64_t *block)
     size_t region = node_region_bytes(a, sel), n = 1;
     for (int d = 0; d < a->ndim; d++) n *= (size_t)ck_ceildiv(sel[d].stop, a->chunks[d]);
     return sum5(region, plan_write_extra(a, a->chunks, block, false), plan_write_kept(a, region, n),
-                TASK_BOOKKEEPING, proj_block(a, sel));
+                TASK_BOOKKEEPING, proj_block(a, sel, false));
 }
 
 /* A stage whose tasks each write a block of chunks: tasks and projection. */
@@ -836,3 +863,4 @@ char *plan_to_json(const plan *p, bool ran, double seconds)
     json_decref(doc);
     return text;
 }
+

@@ -70,7 +70,9 @@ static bool encodes_in_block(const zc_array *a, const int64_t *chunk, const int6
 size_t plan_write_extra(const zc_array *a, const int64_t *chunk, const int64_t *block, bool intermediate)
 {
     bool inter = intermediate || !a->write_copies;
-    size_t copies = inter ? INTERMEDIATE_COPIES : (size_t)a->write_copies, bytes = a->itemsize;
+    /* an intermediate stored uncompressed is written from the chunk itself (zarr/write.c) */
+    size_t copies = inter ? (a->stored_plain ? 1 : INTERMEDIATE_COPIES) : (size_t)a->write_copies;
+    size_t bytes = a->itemsize;
     for (int d = 0; d < a->ndim; d++) bytes = ck_sat_mul(bytes, (size_t)(chunk[d] < a->shape[d] ? chunk[d] : a->shape[d]));
     if (block && (inter || a->write_in_block) && encodes_in_block(a, chunk, block)) copies--;
     return bounds(bytes, copies);

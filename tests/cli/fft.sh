@@ -84,6 +84,52 @@ assert sum(o["kind"] in ("fft", "ifft") for o in ops) == 6, [o["kind"] for o in 
 assert all(o["projected_mem"] <= 64 << 20 for o in ops)
 EOF
 
+# ---- issue 17's example at a quarter of its scale: complex128 along an axis
+# 25x longer than --allowed-mem 4MB, stored in chunks of a quarter of it
+# (uncompressed, as spectra are): it runs (the reshapes into and out of the
+# four-step read their uncompressed chunks in place and are counted at their
+# true alignment), every operation measured within its projection, the peak
+# RSS within 2 x the bound + 64 MB, the values NumPy's; below the smallest
+# bound it is refused, naming that bound
+"$PY" - "$TMP" <<'EOF' || { echo "FAIL: generating the quarter-bound input"; exit 1; }
+import sys, numpy as np, zarr
+rng = np.random.default_rng(17)
+n = 2 ** 21 * 3
+x = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+zarr.open(f"{sys.argv[1]}/q.zarr", mode="w", shape=x.shape, chunks=(2 ** 16,), dtype=x.dtype, compressor=None)[...] = x
+EOF
+CHECKS=$((CHECKS + 1))
+if ! /usr/bin/time -v -o "$TMP/qtime.log" "$Z" eval 'fft(q)' --in q="$TMP/q.zarr" -o "$TMP/q_fft.zarr" \
+        --zarr-format 2 --allowed-mem 4MB --threads 2 --json >"$TMP/q.json" 2>"$TMP/err"; then
+    fail "fft of 25x the bound with quarter-bound chunks: $(head -c 600 "$TMP/err")"
+else
+    RSS_KB=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TMP/qtime.log")
+    SAN=0
+    ldd "$Z" | grep -q libasan && SAN=1
+    "$PY" - "$TMP" "$RSS_KB" "$SAN" <<'EOF' || fail "fft of 25x the bound: $(head -c 600 "$TMP/q.json")"
+import json, sys, numpy as np, zarr
+d, rss, san = sys.argv[1], int(sys.argv[2]) * 1024, sys.argv[3] == "1"
+rep = json.load(open(f"{d}/q.json"))
+for o in rep["operations"]:
+    assert o["measured_mem"] <= o["projected_mem"] <= 4_000_000, o
+assert rep["memory"]["agrees"] and rep["memory"]["within_bound"], rep["memory"]
+ffts = [o for o in rep["operations"] if o["kind"] == "fft"]
+assert len(ffts) == 2, [o["kind"] for o in rep["operations"]]
+print(f"fft of 2^21*3 complex128 under --allowed-mem 4MB: {len(rep['operations'])} ops, "
+      f"peak RSS {rss / 1e6:.0f} MB{' (sanitizer build: not checked)' if san else ''}")
+assert san or rss <= 2 * 4_000_000 + 64_000_000, rss
+x = zarr.open(f"{d}/q.zarr", mode="r")[...]
+got = zarr.open(f"{d}/q_fft.zarr", mode="r")[...]
+exp = np.fft.fft(x)
+err = np.abs(got - exp).max() / np.abs(exp).max()
+print(f"  vs NumPy: rel err {err:.3g}")
+assert err < 1e-10, err
+EOF
+fi
+expect_fail 1 "the smallest allowed_mem this plan fits is 3.9 MB" eval 'fft(q)' --in q="$TMP/q.zarr" -o "$TMP/p.zarr" \
+    --allowed-mem 3MB --plan-only
+rm -rf "$TMP/q.zarr" "$TMP/q_fft.zarr"
+
 # ---- bad arguments
 U=$TMP/u.zarr
 O=$TMP/o.zarr
