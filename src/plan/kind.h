@@ -52,6 +52,10 @@ enum {
     /* its values live in the planning process's memory: never in a saved plan,
      * and a saved plan naming it is refused */
     KIND_IN_MEMORY = 1 << 8,
+    /* its projection of a region is that of the regions its region function
+     * pulls from its inputs, no representative block: the reads below it may
+     * be counted at their true alignment (plan.c proj_exact) */
+    KIND_PROJ_EXACT = 1 << 9,
 };
 
 typedef struct {

@@ -968,11 +968,11 @@ static int scan_from_json(const json_t *o, zc_array *a, int i)
 /* ---- the rows ---- */
 
 const node_kind_def kind_reshape = {
-    .json = "reshape", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 1,
+    .json = "reshape", .flags = KIND_FUSED | KIND_PROJ_EXACT, .min_inputs = 1, .max_inputs = 1,
     .name = reshape_name, .region = reshape_region, .proj = reshape_proj, .from_json = reshape_from_json,
 };
 const node_kind_def kind_view = {
-    .json = "view", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 1,
+    .json = "view", .flags = KIND_FUSED | KIND_PROJ_EXACT, .min_inputs = 1, .max_inputs = 1,
     .name = view_name, .region = view_region, .proj = view_proj, .to_json = view_to_json, .from_json = view_from_json,
 };
 const node_kind_def kind_concat = {

@@ -252,12 +252,14 @@ static size_t proj(const zc_array *a, const zc_range *sel)
 }
 
 /* The same, each read at its true alignment: sel is the very region one task
- * computes (zarr sources as plan/source.c projects them, but exactly). */
+ * computes (zarr sources as plan/source.c projects them, but exactly). Below a
+ * kind that projects a representative block (a reduction's first input block,
+ * say) the worst alignment holds again. */
 static size_t proj_exact(const zc_array *a, const zc_range *sel)
 {
     if (a->stage >= 0) return node_proj_read_exact(a, a->chunks, sel);
     if (a->kind == NODE_ZARR && a->p.zarr.z) return node_proj_read_exact(a, a->p.zarr.z->rchunk, sel);
-    return kind_of(a)->proj(a, sel, proj_exact);
+    return kind_of(a)->proj(a, sel, kind_has(a, KIND_PROJ_EXACT) ? proj_exact : proj);
 }
 
 /* Bytes a task of stage a needs to compute its block sel (a tile of a's grid
@@ -273,8 +275,9 @@ static size_t proj_block(const zc_array *a, const zc_range *sel, bool exact)
     return exact ? kind_of(a)->proj(a, sel, proj_exact) : proj_compute(a, sel);
 }
 
-/* Stages of at most this many blocks are projected block by block, each read
- * at its true alignment; bigger ones by block 0 at the worst alignment. */
+/* Stages of at most this many blocks, of kinds that project regions as they
+ * are (KIND_PROJ_EXACT), are projected block by block, each read at its true
+ * alignment; others by block 0 at the worst alignment. */
 #define EXACT_BLOCKS 4096
 
 /* The largest block's projection: the maximum over the blocks, or block 0's
@@ -284,11 +287,12 @@ static size_t stage_projection(const zc_array *a)
     int64_t c[ZC_MAX_DIMS] = {0}, n = node_nblocks(a);
     zc_range sel[ZC_MAX_DIMS];
     size_t read = 0;
-    if (n > EXACT_BLOCKS) {
+    if (n > EXACT_BLOCKS || !kind_has(a, KIND_PROJ_EXACT)) {
+        n = 0;
         node_block_region(a, c, sel);
         read = proj_block(a, sel, false);
     }
-    for (int64_t b = 0; b < n && n <= EXACT_BLOCKS; b++) {
+    for (int64_t b = 0; b < n; b++) {
         node_block_coords(a, b, c);
         node_block_region(a, c, sel);
         size_t r = proj_block(a, sel, true);

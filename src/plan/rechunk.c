@@ -36,7 +36,7 @@ static int rechunk_from_json(const json_t *o, zc_array *a, int i)
 }
 
 const node_kind_def kind_rechunk = {
-    .json = "rechunk", .flags = KIND_STORED | KIND_STORED_INPUT, .min_inputs = 1, .max_inputs = 1,
+    .json = "rechunk", .flags = KIND_STORED | KIND_STORED_INPUT | KIND_PROJ_EXACT, .min_inputs = 1, .max_inputs = 1,
     .name = rechunk_name, .region = rechunk_region, .proj = rechunk_proj,
     .from_json = rechunk_from_json,
 };

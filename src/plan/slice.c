@@ -124,7 +124,7 @@ static int slice_from_json(const json_t *o, zc_array *a, int i)
 }
 
 const node_kind_def kind_slice = {
-    .json = "slice", .flags = KIND_FUSED, .min_inputs = 1, .max_inputs = 1,
+    .json = "slice", .flags = KIND_FUSED | KIND_PROJ_EXACT, .min_inputs = 1, .max_inputs = 1,
     .name = slice_name, .region = slice_region, .proj = slice_proj, .to_json = slice_to_json,
     .from_json = slice_from_json,
 };
