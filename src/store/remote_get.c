@@ -10,9 +10,13 @@
  * A body shorter than what the object holds for the range is retried, never
  * returned. Zero-length requests are a HEAD (the object must exist and the
  * offset fit). Runs go to net_run in slices of SLICE, which bounds the
- * transfer records in memory whatever the batch size. A run's requests are
- * filled in, and the caller told (store_get_many_each), the moment its
- * transfer is over, while the others are still arriving. */
+ * transfer records in memory whatever the batch size. A request is filled
+ * in, and the caller told (store_get_many_each), the moment its bytes are in:
+ * a run's requests one by one as its body arrives (decoded while the bytes
+ * are still in the cache, while the rest of the run and the other runs keep
+ * coming). A request that lets the store lend its bytes (store_req.lend) and
+ * arrives whole in one piece of a body is told with the piece itself: no
+ * copy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,7 @@ enum { K_RANGE, K_TO_END, K_SUFFIX, K_WHOLE_BUT, K_HEAD };
 typedef struct {
     store_each_fn each;  /* the caller's, or NULL */
     void *ctx;
+    bool *told;          /* per request: told already (a run's requests as their bytes complete) */
     int first_rc;        /* the batch's first failure (not ENOENT/ERANGE) and its message */
     char first[ZC_ERRMSG_MAX];
 } batch;
@@ -147,14 +152,38 @@ static size_t plan_runs(const remote *r, const store_req *reqs, size_t n, item *
     return nr;
 }
 
-/* A piece of a coalesced run's body: into every request of the run it overlaps. */
+static bool answer_total(const net_xfer *x, uint64_t *total);
+
+/* Request i (of run u) has all its bytes, at q->data: tell the caller now. */
+static void tell_early(run *u, size_t i, uint64_t total)
+{
+    store_req *q = &u->reqs[i];
+    q->size = (size_t)q->length;
+    q->total = total;
+    q->status = 0;
+    u->b->told[i] = true;
+    u->b->each(u->reqs, i, u->b->ctx);
+}
+
+/* A piece of a coalesced run's body: into every request of the run it overlaps
+ * (bytes arrive in order, so a request whose last byte is here is complete). */
 static int scatter(net_xfer *x, uint64_t at, const unsigned char *p, size_t n)
 {
     run *u = x->ctx;
+    uint64_t total = 0;
+    bool early = u->b->each && answer_total(x, &total);
     for (size_t k = 0; k < u->count; k++) {
-        store_req *q = &u->reqs[u->order[u->first + k]];
+        size_t i = u->order[u->first + k];
+        store_req *q = &u->reqs[i];
         uint64_t a = q->offset, b = a + q->length;
-        if (b <= at || a >= at + n) continue;
+        if (b <= at || a >= at + n || u->b->told[i]) continue;
+        if (early && b > total) early = false; /* past the end: finish() says so */
+        if (early && q->lend && !q->data && a >= at && b <= at + n) { /* whole in the piece: lent */
+            q->data = (void *)(p + (a - at));
+            tell_early(u, i, total);
+            q->data = NULL;
+            continue;
+        }
         if (!q->data) { /* first bytes: its buffer */
             if (q->buf && q->buf_cap < q->length)
                 return zc__err(ZC_EINVAL, "buffer of %zu bytes too small for %llu bytes", q->buf_cap,
@@ -165,6 +194,7 @@ static int scatter(net_xfer *x, uint64_t at, const unsigned char *p, size_t n)
         }
         uint64_t lo = a > at ? a : at, hi = b < at + n ? b : at + n;
         memcpy((unsigned char *)q->data + (lo - a), p + (lo - at), (size_t)(hi - lo));
+        if (early && hi == b) tell_early(u, i, total);
     }
     return 0;
 }
@@ -245,6 +275,7 @@ static void finish(run *u, net_xfer *x, store_req *reqs, const size_t *order)
     else if (st < 0) zc__err(st, "%s", x->errmsg ? x->errmsg : "transfer failed");
     else if (u->erange) st = ZC_ERANGE;
     for (size_t k = 0; k < u->count; k++) {
+        if (u->b->told[order[u->first + k]]) continue; /* complete before the run was */
         store_req *q = &reqs[order[u->first + k]];
         int rc = st;
         q->total = st == 0 ? u->total : 0;
@@ -296,7 +327,8 @@ static void tell(batch *b, store_req *reqs, const size_t *order, size_t first, s
 {
     note_failures(b, reqs, order, first, count);
     if (b->each)
-        for (size_t k = 0; k < count; k++) b->each(reqs, order[first + k], b->ctx);
+        for (size_t k = 0; k < count; k++)
+            if (!b->told[order[first + k]]) b->each(reqs, order[first + k], b->ctx);
 }
 
 /* net_run's completion hook: the run's requests get their outputs now. */
@@ -322,7 +354,9 @@ int remote_get_many_each(store *s, store_req *reqs, size_t n, store_each_fn each
     size_t *order = zc__malloc_array(n, sizeof *order);
     run *runs = zc__malloc_array(n, sizeof *runs);
     net_xfer *xs = zc__malloc_array(n < SLICE ? n : SLICE, sizeof *xs);
-    if (!items || !order || !runs || !xs) {
+    bool *told = zc__calloc(n ? n : 1, sizeof *told);
+    if (!items || !order || !runs || !xs || !told) {
+        zc__free(told);
         zc__free(items);
         zc__free(order);
         zc__free(runs);
@@ -331,7 +365,7 @@ int remote_get_many_each(store *s, store_req *reqs, size_t n, store_each_fn each
         return zc__err(ZC_ENOMEM, "reading %zu keys from store %s", n, s->url);
     }
     size_t nr = plan_runs(r, reqs, n, items, order, runs);
-    batch bt = {.each = each, .ctx = ctx};
+    batch bt = {.each = each, .ctx = ctx, .told = told};
     for (size_t k = 0; k < nr; k++) {
         runs[k].b = &bt;
         runs[k].reqs = reqs;
@@ -359,6 +393,7 @@ int remote_get_many_each(store *s, store_req *reqs, size_t n, store_each_fn each
             zc__free((char *)xs[j].url);
         }
     }
+    zc__free(told);
     zc__free(items);
     zc__free(order);
     zc__free(runs);

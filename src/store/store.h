@@ -38,6 +38,9 @@ typedef struct {
                          * the last N bytes (shard index at end); see store_resolve_range */
     void *buf;          /* optional caller buffer to read into (must hold the range) */
     size_t buf_cap;     /* capacity of buf */
+    bool lend;          /* store_get_many_each may tell it with data pointing into the store's own
+                         * buffer, valid during the call only (data is NULL after it): the caller's
+                         * callback uses the bytes before it returns */
     /* out */
     void *data;         /* the bytes: == buf if given, else zc__malloc'd (caller frees) */
     size_t size;        /* bytes read */
@@ -45,7 +48,8 @@ typedef struct {
     int status;         /* 0, ZC_ENOENT (no such key), ZC_ERANGE (range past the end), or error */
 } store_req;
 
-/* Told that request i of a batch is complete (store_get_many_each). */
+/* Told that request i of a batch is complete (store_get_many_each): told once,
+ * from the thread that called store_get_many_each. */
 typedef void (*store_each_fn)(store_req *reqs, size_t i, void *ctx);
 
 /* A mapped object (store_map). */

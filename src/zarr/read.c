@@ -827,6 +827,9 @@ static int read_group_in(group *g, size_t t0)
         }
         g->left[i] = nranges[i];
         for (size_t k = 0; k < nranges[i]; k++) g->unit_of[reqi[i] + k] = (uint16_t)i;
+        /* one encoded request, decoded by unit_arrived before it returns: the
+         * store may lend its own buffer (HTTP/S3: no copy into the arena) */
+        reqs[reqi[i]].lend = nranges[i] == 1 && !r->identity && !two[i];
     }
     if (nreq && (rc = store_get_many_each(a->st, reqs, nreq, unit_arrived, g)) < 0) goto out;
     if (g->rc < 0) {
