@@ -112,7 +112,7 @@ d, rss, san = sys.argv[1], int(sys.argv[2]) * 1024, sys.argv[3] == "1"
 rep = json.load(open(f"{d}/q.json"))
 for o in rep["operations"]:
     assert o["measured_mem"] <= o["projected_mem"] <= 4_000_000, o
-assert rep["memory"]["agrees"] and rep["memory"]["within_bound"], rep["memory"]
+assert san or (rep["memory"]["agrees"] and rep["memory"]["within_bound"]), rep["memory"]
 ffts = [o for o in rep["operations"] if o["kind"] == "fft"]
 assert len(ffts) == 2, [o["kind"] for o in rep["operations"]]
 print(f"fft of 2^21*3 complex128 under --allowed-mem 4MB: {len(rep['operations'])} ops, "
