@@ -73,29 +73,25 @@ static size_t plain_exact(const zc_array *a, const int64_t *chunks, const zc_ran
     if (units > 64) return SIZE_MAX;
     size_t total = 0;
     for (int64_t u = 0; u < units; u++) {
-        int64_t cnt[ZC_MAX_DIMS], lo[ZC_MAX_DIMS], ext[ZC_MAX_DIMS];
+        int64_t cnt[ZC_MAX_DIMS];
         bool whole = true;
         for (int d = 0; d < nd; d++) {
             int64_t c0 = (first[d] + idx[d]) * chunks[d], c1 = c0 + chunks[d];
             int64_t s0 = sel[d].start > c0 ? sel[d].start : c0, s1 = sel[d].stop < c1 ? sel[d].stop : c1;
-            lo[d] = s0 - c0;
             cnt[d] = s1 - s0;
-            ext[d] = chunks[d];
-            whole &= cnt[d] == chunks[d];
+            whole &= cnt[d] == chunks[d]; /* an edge chunk is never whole (zarr/read.c unit_geometry) */
         }
         /* contiguous in the destination: full extent from the last dim on, then 1s */
         int k = nd - 1;
         while (k >= 0 && cnt[k] == range_count(&sel[k])) k--;
         bool contig = true;
         for (int d = k - 1; d >= 0; d--) contig &= cnt[d] == 1;
-        size_t bytes = 0, st = a->itemsize, span = 0;
+        size_t st = a->itemsize, span = 0; /* st: the chunk's bytes at the end */
         for (int d = nd - 1; d >= 0; d--) {
             span += (size_t)(cnt[d] - 1) * st;
-            st *= (size_t)ext[d];
+            st *= (size_t)chunks[d];
         }
-        (void)lo;
-        if (!(whole && contig)) bytes = whole ? st : span + a->itemsize;
-        total += bytes;
+        if (!(whole && contig)) total += whole ? st : span + a->itemsize;
         for (int d = nd - 1; d >= 0; d--) {
             if (++idx[d] < nu[d]) break;
             idx[d] = 0;

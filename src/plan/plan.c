@@ -867,4 +867,3 @@ char *plan_to_json(const plan *p, bool ran, double seconds)
     json_decref(doc);
     return text;
 }
-

@@ -152,8 +152,6 @@ static size_t plan_runs(const remote *r, const store_req *reqs, size_t n, item *
     return nr;
 }
 
-static bool answer_total(const net_xfer *x, uint64_t *total);
-
 /* Request i (of run u) has all its bytes, at q->data: tell the caller now. */
 static void tell_early(run *u, size_t i, uint64_t total)
 {
