@@ -59,7 +59,7 @@ TEST(reads_projected_at_their_true_alignment)
     size_t c = 10 * 20 * 8;
     zc_range one[2] = {{10, 20, 1}, {20, 40, 1}};      /* exactly chunk (1, 1) */
     zc_range shifted[2] = {{15, 25, 1}, {20, 40, 1}};  /* halves of chunks (1, 1) and (2, 1) */
-    zc_range rows[2] = {{10, 30, 1}, {0, 60, 1}};      /* 2 x 3 whole chunks, each cut in the region */
+    zc_range rows[2] = {{10, 30, 1}, {0, 60, 1}};      /* 2 x 3 whole chunks, none contiguous in it */
     zc_range column[2] = {{0, 100, 1}, {20, 40, 1}};   /* 10 whole chunks, each contiguous in it */
     zc_range all[2] = {{0, 100, 1}, {0, 60, 1}};       /* 30 whole chunks, none contiguous in it */
     /* compressed: one chunk of scratch and every chunk touched */
@@ -77,6 +77,8 @@ TEST(reads_projected_at_their_true_alignment)
     CHECK(node_proj_read_exact(&a, ch, shifted) == c); /* 5 rows of each of two chunks */
     CHECK(node_proj_read_exact(&a, ch, rows) == 6 * c);
     CHECK(node_proj_read_exact(&a, ch, all) == 30 * c);
+    zc_range none[2] = {{10, 20, 1}, {25, 25, 1}};     /* empty: nothing read */
+    CHECK(node_proj_read_exact(&a, ch, none) == 0);
     /* cut on every side: between the selected bytes and the chunks' */
     zc_range odd[2] = {{3, 97, 1}, {1, 59, 1}};
     size_t b = node_proj_read_exact(&a, ch, odd);

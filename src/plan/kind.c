@@ -59,18 +59,20 @@ typedef enum { AT_WORST, AT_TILE, AT_EXACT } read_at;
  * destination (zarr/read.c): a unit it covers whole and that lands contiguous
  * in the destination is read straight into it; another one covered whole is
  * mapped (its pages counted); of a part of one, the bytes from its first
- * selected element to its last. SIZE_MAX: more units than this sums. */
+ * selected element to its last. SIZE_MAX: steps, or more units than this
+ * sums (64, a batch's). */
 static size_t plain_exact(const zc_array *a, const int64_t *chunks, const zc_range *sel)
 {
     int nd = a->ndim;
     int64_t first[ZC_MAX_DIMS], nu[ZC_MAX_DIMS], idx[ZC_MAX_DIMS] = {0}, units = 1;
+    for (int d = 0; d < nd; d++)
+        if (range_count(&sel[d]) == 0) return 0;
     for (int d = 0; d < nd; d++) {
         if (sel[d].step != 1) return SIZE_MAX;
         first[d] = sel[d].start / chunks[d];
         nu[d] = (sel[d].stop - 1) / chunks[d] - first[d] + 1;
-        units *= nu[d];
+        if (nu[d] > 64 || (units *= nu[d]) > 64) return SIZE_MAX; /* checked as it grows: no overflow */
     }
-    if (units > 64) return SIZE_MAX;
     size_t total = 0;
     for (int64_t u = 0; u < units; u++) {
         int64_t cnt[ZC_MAX_DIMS];
