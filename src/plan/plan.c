@@ -251,14 +251,21 @@ static size_t proj(const zc_array *a, const zc_range *sel)
     return a->stage >= 0 ? node_proj_read(a, a->chunks, sel) : proj_compute(a, sel);
 }
 
+/* The chunks a is read in when it is stored (a zarr source, as plan/source.c
+ * projects it, or a stage's intermediate); NULL: computed where it is read. */
+static const int64_t *stored_chunks(const zc_array *a)
+{
+    if (a->kind == NODE_ZARR && a->p.zarr.z) return a->p.zarr.z->rchunk;
+    return a->stage >= 0 ? a->chunks : NULL;
+}
+
 /* The same, each read at its true alignment: sel is the very region one task
- * computes (zarr sources as plan/source.c projects them, but exactly). Below a
- * kind that projects a representative block (a reduction's first input block,
- * say) the worst alignment holds again. */
+ * computes. Below a kind that projects a representative block (a reduction's
+ * first input block, say) the worst alignment holds again. */
 static size_t proj_exact(const zc_array *a, const zc_range *sel)
 {
-    if (a->stage >= 0) return node_proj_read_exact(a, a->chunks, sel);
-    if (a->kind == NODE_ZARR && a->p.zarr.z) return node_proj_read_exact(a, a->p.zarr.z->rchunk, sel);
+    const int64_t *c = stored_chunks(a);
+    if (c) return node_proj_read_exact(a, c, sel);
     return kind_of(a)->proj(a, sel, kind_has(a, KIND_PROJ_EXACT) ? proj_exact : proj);
 }
 
@@ -267,10 +274,8 @@ static size_t proj_exact(const zc_array *a, const zc_range *sel)
  * its stored input. */
 static size_t proj_block(const zc_array *a, const zc_range *sel, bool exact)
 {
-    const zc_array *in = a->kind == NODE_RECHUNK ? a->inputs[0] : NULL;
-    const int64_t *from = !in ? NULL : in->kind == NODE_ZARR && in->p.zarr.z ? in->p.zarr.z->rchunk
-                                       : in->stage >= 0                       ? in->chunks
-                                                                              : NULL;
+    const zc_array *in = a->inputs[0];
+    const int64_t *from = a->kind == NODE_RECHUNK ? stored_chunks(in) : NULL;
     if (from) return exact ? node_proj_read_exact(in, from, sel) : node_proj_read_tiled(in, from, sel);
     return exact ? kind_of(a)->proj(a, sel, proj_exact) : proj_compute(a, sel);
 }
