@@ -11,6 +11,20 @@ source "$(dirname "$0")/common.bash"
 
 zc_require_python numpy zarr
 
+# a sanitizer build's shadow memory and quarantine inflate RSS: RSS bounds are not checked there
+SAN=0
+ldd "$Z" | grep -q libasan && SAN=1
+
+# timed NAME ARGS...: zcube ARGS under /usr/bin/time -v, stdout in $TMP/NAME.json;
+# sets RSS_KB (the process's peak RSS); fails as zcube does
+timed() {
+    local name=$1
+    shift
+    CHECKS=$((CHECKS + 1))
+    /usr/bin/time -v -o "$TMP/$name.time" "$Z" "$@" >"$TMP/$name.json" 2>"$TMP/err" || return 1
+    RSS_KB=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TMP/$name.time")
+}
+
 # ---- transforms against NumPy
 SEED=${ZC_FFT_SEED:-20261122}
 CHECKS=$((CHECKS + 1))
@@ -29,17 +43,15 @@ zarr.open(f"{sys.argv[1]}/long.zarr", mode="w", shape=x.shape, chunks=(2 ** 18,)
 zarr.open(f"{sys.argv[1]}/u.zarr", mode="w", shape=(20, 30), chunks=(7, 8), dtype="f8")[...] = 1.0
 zarr.open(f"{sys.argv[1]}/i.zarr", mode="w", shape=(20, 30), chunks=(7, 8), dtype="i4")[...] = 1
 EOF
-CHECKS=$((CHECKS + 1))
-if ! /usr/bin/time -v -o "$TMP/time.log" "$Z" eval 'fft(t)' --in t="$TMP/long.zarr" -o "$TMP/long_fft.zarr" \
-        --zarr-format 2 --allowed-mem 64MB --threads 2 --json >"$TMP/long.json" 2>"$TMP/err"; then
+if ! timed long eval 'fft(t)' --in t="$TMP/long.zarr" -o "$TMP/long_fft.zarr" \
+        --zarr-format 2 --allowed-mem 64MB --threads 2 --json; then
     fail "fft of the long axis: $(head -c 600 "$TMP/err")"
 else
     # the process's peak RSS (time -v) above what it held when the computation
     # began (the report's rss_base) within the report's bound: 2 threads x 64 MB
     # + the reserve (block caches, FFTW, runtime; docs/internals/memory.md), and
     # every stage's peak (VmHWM) explained by the counted memory
-    RSS_KB=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TMP/time.log")
-    if ldd "$Z" | grep -q libasan; then
+    if [ "$SAN" = 1 ]; then
         echo "(sanitizer build: its shadow memory and quarantine inflate RSS, bound not checked)"
     else
         "$PY" - "$TMP/long.json" "$RSS_KB" <<'EOF' || fail "peak RSS of the long fft: $(head -c 600 "$TMP/long.json")"
@@ -98,14 +110,10 @@ n = 2 ** 21 * 3
 x = rng.standard_normal(n) + 1j * rng.standard_normal(n)
 zarr.open(f"{sys.argv[1]}/q.zarr", mode="w", shape=x.shape, chunks=(2 ** 16,), dtype=x.dtype, compressor=None)[...] = x
 EOF
-CHECKS=$((CHECKS + 1))
-if ! /usr/bin/time -v -o "$TMP/qtime.log" "$Z" eval 'fft(q)' --in q="$TMP/q.zarr" -o "$TMP/q_fft.zarr" \
-        --zarr-format 2 --allowed-mem 4MB --threads 2 --json >"$TMP/q.json" 2>"$TMP/err"; then
+if ! timed q eval 'fft(q)' --in q="$TMP/q.zarr" -o "$TMP/q_fft.zarr" \
+        --zarr-format 2 --allowed-mem 4MB --threads 2 --json; then
     fail "fft of 25x the bound with quarter-bound chunks: $(head -c 600 "$TMP/err")"
 else
-    RSS_KB=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TMP/qtime.log")
-    SAN=0
-    ldd "$Z" | grep -q libasan && SAN=1
     "$PY" - "$TMP" "$RSS_KB" "$SAN" <<'EOF' || fail "fft of 25x the bound: $(head -c 600 "$TMP/q.json")"
 import json, sys, numpy as np, zarr
 d, rss, san = sys.argv[1], int(sys.argv[2]) * 1024, sys.argv[3] == "1"
