@@ -12,16 +12,27 @@ jobs=$(nproc)
 export ZC_REQUIRE_ALL=1
 
 # run_ctest DIR [CTEST ARGS...]: ctest in DIR (its output also in
-# DIR/ctest.log); fails on any failed, skipped or not-run test.
+# DIR/ctest.log), with TMPDIR a fresh folder; fails on any failed, skipped or
+# not-run test, and on any work directory (zcube-work-*) a test left in TMPDIR:
+# a computation removes its own, and a test removes what it kept on purpose.
 run_ctest() {
-    local dir=$1
+    local dir=$1 tmp left
     shift
-    (cd "$dir" && ctest --output-on-failure -j"$jobs" "$@") 2>&1 | tee "$dir/ctest.log"
+    tmp=$(mktemp -d)
+    chmod 755 "$tmp" # the one-node Slurm's daemons and nginx run as their own users
+    (cd "$dir" && TMPDIR=$tmp ctest --output-on-failure -j"$jobs" "$@") 2>&1 | tee "$dir/ctest.log"
     if grep -qE '\*\*\*(Skipped|Not Run)|tests did not run' "$dir/ctest.log"; then
         echo "test.sh: tests skipped or not run in $dir (none may be, ZC_REQUIRE_ALL=1):"
         grep -E '\*\*\*(Skipped|Not Run)' "$dir/ctest.log"
         exit 1
     fi
+    left=$(find "$tmp" -maxdepth 1 -name 'zcube-work-*')
+    if [[ -n $left ]]; then
+        echo "test.sh: work directories left behind by the tests in $dir:"
+        echo "$left"
+        exit 1
+    fi
+    rm -rf "$tmp"
 }
 
 bash scripts/build.sh build -DZC_WERROR=ON -DZC_PYTHON=ON  # the Python tests must be built

@@ -501,10 +501,11 @@ TEST(det_slogdet_eigh)
     CHECK(orth_err(vv, n, n) <= 1e-12 * n);
     /* on a stored matrix, the nodes go through a saved plan (their layout checked
      * when read back), run operation by operation as `zcube worker` does */
-    char dir[] = "/tmp/zc_eigh_XXXXXX", plan[300], cmd[400], out[300];
+    char dir[] = "/tmp/zc_eigh_XXXXXX", plan[300], cmd[400], out[300], work[300];
     CHECK(mkdtemp(dir) != NULL);
     snprintf(plan, sizeof plan, "%s/plan.json", dir);
     snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(work, sizeof work, "%s/work", dir); /* a saved plan's work dir is the caller's to remove */
     zc_store *os = NULL;
     CHECK_OK(zc_store_open(out, ZC_STORE_CREATE, &os));
     zc_target ta = {os, "a", NULL, 0};
@@ -515,6 +516,7 @@ TEST(det_slogdet_eigh)
     CHECK_OK(zc_eigh(xs, &ws, &vs));
     zc_array *outs[2] = {ws, vs};
     zc_target tg[2] = {{os, "w", NULL, 0}, {os, "v", NULL, 0}};
+    sp.work_dir = work;
     CHECK_OK(zc_plan_save(&sp, 2, outs, tg, plan));
     json_error_t je;
     json_t *doc = json_load_file(plan, 0, &je);

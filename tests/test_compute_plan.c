@@ -251,6 +251,9 @@ TEST(saved_plan_runs_the_planned_tasks_whatever_the_threads)
     /* what one process plans depends on its thread count: a worker that planned
      * again with its own would run other tasks under the same numbers */
     sp = spec_mem(64);
+    char work[600];
+    snprintf(work, sizeof work, "%s/work", dir); /* a saved plan's work dir is the caller's to remove */
+    sp.work_dir = work;
     zc_plan *p1, *p4;
     sp.nthreads = 1;
     CHECK_OK(zc_plan_create(&sp, 1, &rb, &td, &p1));
@@ -263,9 +266,8 @@ TEST(saved_plan_runs_the_planned_tasks_whatever_the_threads)
     zc_free(j4);
     zc_plan_free(p4);
     /* the plan fitted to one thread, saved, run by two processes on 1 and 3 threads */
-    char path[600], work[600], out0[600], out1[600];
+    char path[600], out0[600], out1[600];
     snprintf(path, sizeof path, "%s/plan.json", dir);
-    snprintf(work, sizeof work, "%s/work", dir);
     snprintf(out0, sizeof out0, "%s/seen0.json", dir);
     snprintf(out1, sizeof out1, "%s/seen1.json", dir);
     CHECK_OK(zc_plan_write(p1, path));

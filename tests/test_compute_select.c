@@ -131,8 +131,10 @@ TEST(mask_select_saved_plan)
     zc_store *st;
     CHECK_OK(zc_store_open(dir, 0, &st));
     zc_target t = {st, "out", "none", 2};
-    char path[256];
+    char path[256], work[256];
     snprintf(path, sizeof path, "%s/plan.json", dir);
+    snprintf(work, sizeof work, "%s/work", dir); /* a saved plan's work dir is the caller's to remove */
+    s.work_dir = work;
     CHECK_OK(zc_plan_save(&s, 1, &sel, &t, path));
     int nops = 0;
     zc_plan *p;
