@@ -2,7 +2,8 @@
  * from a URL (http://, s3://) through the public API, whole or as a list of
  * crops, and print {"seconds", "cpu_s", "bytes", "checksum"} as JSON.
  *
- *   bench_http URL [--prealloc]            the whole array, once; with
+ *   bench_http URL [--prealloc]            the whole array, once, into a fresh
+ *       buffer allocated as NumPy allocates an array (bench_numpy_alloc); with
  *       --prealloc into a buffer allocated and touched before the timing, the
  *       checksum after it (the transfer-only comparison with curl, which
  *       writes to /dev/null: no fresh 1 GiB of pages, no checksum pass)
@@ -58,9 +59,12 @@ static void *worker(void *unused)
             atomic_fetch_add(&total_bytes, n); /* the checksum after the timing */
             continue;
         }
-        if (n > cap && !(buf = realloc(buf, cap = n))) {
-            fprintf(stderr, "bench_http: out of memory\n");
-            exit(1);
+        if (n > cap) { /* a fresh array, as zarr-python's reads get from NumPy */
+            free(buf);
+            if (!(buf = bench_numpy_alloc(cap = n))) {
+                fprintf(stderr, "bench_http: out of memory\n");
+                exit(1);
+            }
         }
         BENCH_ZC("bench_http", zc_zarr_read(arr, sel, buf, n), "reading a crop");
         atomic_fetch_add(&total_sum, checksum(buf, n));

@@ -5,8 +5,10 @@
 #ifndef ZC_BENCH_UTIL_H
 #define ZC_BENCH_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "zcube.h"
@@ -28,6 +30,21 @@ static inline void bench_die_zc(const char *prog, const char *what, int rc)
 {
     fprintf(stderr, "%s: %s: %s (%s)\n", prog, what, zc_errname(rc), zc_errmsg());
     exit(1);
+}
+
+/* A fresh array's buffer of n bytes as NumPy (1.17 and later) allocates one
+ * on Linux, so that a read into it pays what a read into np.empty() would:
+ * malloc, and from 4 MiB on the pages past the first page boundary advised
+ * MADV_HUGEPAGE (numpy/core/src/multiarray/alloc.c). NULL when out of memory;
+ * free() it. */
+static inline void *bench_numpy_alloc(size_t n)
+{
+    unsigned char *p = malloc(n ? n : 1);
+    if (p && n >= ((size_t)1 << 22)) {
+        size_t off = 4096 - (uintptr_t)p % 4096;
+        madvise(p + off, n - off, MADV_HUGEPAGE);
+    }
+    return p;
 }
 
 /* call a zcube function; on a negative return, bench_die_zc(prog, what, rc) */

@@ -7,8 +7,9 @@
 # the Python tests/net/faultproxy.py capped every reader near 130 MB/s).
 # Prints one JSON object per case and run (the runs alternate between the
 # peers), then the best of each; checksums must agree (fatal otherwise).
-# Whole reads against zarr-python: both read into a fresh array and checksum
-# it within the timing. Against curl, which writes to /dev/null: zcube reads
+# Whole reads against zarr-python: both read into a fresh array, allocated
+# as NumPy allocates one (huge pages advised; bench_numpy_alloc in
+# bench/bench_util.h), and checksum it within the timing. Against curl, which writes to /dev/null: zcube reads
 # into a buffer touched before the timing and checksums after it
 # (bench_http --prealloc; cases *_prealloc), so neither side pays for 1 GiB
 # of fresh pages.
