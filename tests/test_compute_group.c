@@ -706,6 +706,42 @@ TEST(sliced_copy_reads_parts_of_blosc_chunks_in_one_stage)
     zc_store_close(st);
 }
 
+/* The planner and the executor ask zarr_probe several times per computation;
+ * the handle keeps the answer of a stored chunk (from a remote store each ask
+ * was a round trip), and asks again while the first chunk is absent. */
+TEST(probe_answer_is_kept_once_a_chunk_gave_it)
+{
+    int64_t shape[2] = {256, 1024}, chunks[2] = {128, 1024};
+    zc_array *u;
+    CHECK_OK(zc_random_uniform(5, 2, shape, chunks, ZC_FLOAT64, 0, 1, &u));
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://probe-kept", ZC_STORE_CREATE, &st));
+    zc_target t = {st, "a", "blosc:lz4:5:shuffle", 2};
+    zc_spec sp = spec_mem(64);
+    CHECK_OK(zc_compute(&sp, 1, &u, &t, NULL));
+    zc_zarr *z;
+    CHECK_OK(zc_zarr_open(st, "a", &z));
+    void *c0;
+    size_t n0;
+    CHECK_OK(store_get(st, "a/0.0", &c0, &n0));
+    /* the first chunk absent: nothing known, and asked again */
+    CHECK_OK(store_erase(st, "a/0.0"));
+    zarr_probe_info pi, again;
+    CHECK_OK(zarr_probe(z, &pi));
+    CHECK(pi.unit == 0 && pi.ratio == 0);
+    CHECK_OK(store_put(st, "a/0.0", c0, n0));
+    CHECK_OK(zarr_probe(z, &pi));
+    CHECK(pi.unit > 0 && pi.ratio > 0.5 && pi.ratio < 1.0);
+    /* kept: the same answer with the chunk gone */
+    CHECK_OK(store_erase(st, "a/0.0"));
+    CHECK_OK(zarr_probe(z, &again));
+    CHECK(!memcmp(&pi, &again, sizeof pi));
+    zc__free(c0);
+    zc_zarr_close(z);
+    zc_array_release(u);
+    zc_store_close(st);
+}
+
 TEST(part_read_fetches_only_the_needed_blocks)
 {
     /* one (4, 1024, 256) float64 blosc chunk (8 MiB, blocks of 1 MiB): rows 0..127

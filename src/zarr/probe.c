@@ -19,11 +19,14 @@
 #define PART_BLOCK_MIN ((size_t)16 << 10) /* zarr/part.c MIN_BLOCK */
 #define KEY_LEN 1024
 
-int zarr_probe(zc_zarr *a, zarr_probe_info *out)
+/* The probe itself; *kept: the answer came from a stored chunk (or needs
+ * none), so it holds for the handle's life. */
+static int probe_chunk(zc_zarr *a, zarr_probe_info *out, bool *kept)
 {
-    if (!a || !out) return zc__err(ZC_EINVAL, "zarr_probe: NULL argument");
     memset(out, 0, sizeof *out);
+    *kept = true;
     if (a->m.sharded || a->rchunk_nbytes == 0 || !codec_chain_has_blocks(a->chain)) return 0;
+    *kept = false;
     int64_t c0[ZC_MAX_DIMS] = {0};
     char key[KEY_LEN];
     ZC_TRY(zarr_chunk_key(a, c0, key, sizeof key));
@@ -32,6 +35,7 @@ int zarr_probe(zc_zarr *a, zarr_probe_info *out)
     int rc = store_get_many(a->st, &q, 1);
     if (rc < 0) return rc;
     if (q.status != 0 || q.size != sizeof head) return 0; /* absent (fill) or too short: nothing known */
+    *kept = true;
     codec_blocks h;
     if (!codec_chain_blocks(a->chain, head, sizeof head, &h) || !h.known || h.nbytes != a->rchunk_nbytes || h.cbytes == 0)
         return 0;
@@ -44,4 +48,29 @@ int zarr_probe(zc_zarr *a, zarr_probe_info *out)
         h.nbytes >= PART_MIN)
         out->unit = h.blocksize;
     return 0;
+}
+
+/* One probe per handle: the planner asks for each sliced-copy option and the
+ * executor for each intermediate's codec, and from a remote store each ask
+ * was a round trip. The first caller to find no answer kept probes and keeps
+ * it (PROBE_BUSY meanwhile: others probe for themselves); an absent first
+ * chunk is asked again next time, as it may have been written since. */
+enum { PROBE_NONE, PROBE_BUSY, PROBE_KEPT };
+
+int zarr_probe(zc_zarr *a, zarr_probe_info *out)
+{
+    if (!a || !out) return zc__err(ZC_EINVAL, "zarr_probe: NULL argument");
+    if (atomic_load_explicit(&a->probe_state, memory_order_acquire) == PROBE_KEPT) {
+        *out = a->probe;
+        return 0;
+    }
+    int none = PROBE_NONE;
+    bool mine = atomic_compare_exchange_strong(&a->probe_state, &none, PROBE_BUSY);
+    bool kept;
+    int rc = probe_chunk(a, out, &kept);
+    if (mine) {
+        if (rc == 0 && kept) a->probe = *out;
+        atomic_store_explicit(&a->probe_state, rc == 0 && kept ? PROBE_KEPT : PROBE_NONE, memory_order_release);
+    }
+    return rc;
 }

@@ -22,8 +22,10 @@ typedef struct {
     bool remote;
 } zarr_probe_info;
 
-/* Probe the first chunk of a (one 16-byte ranged read). Nothing known (zeros) for
- * sharded or non-blosc arrays and absent chunks. 0, or a store error. */
+/* Probe the first chunk of a (one 16-byte ranged read); the answer is kept
+ * in the handle, so later calls read nothing unless the chunk was absent.
+ * Nothing known (zeros) for sharded or non-blosc arrays and absent chunks.
+ * 0, or a store error. Thread-safe. */
 int zarr_probe(zc_zarr *a, zarr_probe_info *out);
 
 #endif

@@ -22,6 +22,7 @@
 #include "core/dtype.h"
 #include "core/pool.h"
 #include "store/store.h"
+#include "zarr/probe.h"
 #include "zcube.h"
 
 typedef struct {
@@ -63,6 +64,9 @@ struct zc_zarr {
     struct shard_cache *index_cache; /* decoded shard indexes (sharded only) */
     /* IO counters (zc_zarr_io_stats), updated atomically by every thread */
     _Atomic int64_t chunks_read, bytes_read, index_hits, index_misses;
+    /* zarr_probe's answer, kept once a stored chunk gave it (probe.c) */
+    _Atomic int probe_state;
+    zarr_probe_info probe;
 };
 
 /* Linear number of a shard (or chunk) in the grid. */
