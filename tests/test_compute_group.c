@@ -706,21 +706,31 @@ TEST(sliced_copy_reads_parts_of_blosc_chunks_in_one_stage)
     zc_store_close(st);
 }
 
+/* Random float64 values of the given grid stored as "a" (blosc-lz4 with
+ * shuffle, v2) in a new store at url, and the array opened there. */
+static zc_zarr *stored_blosc(uint64_t seed, int nd, const int64_t *shape, const int64_t *chunks, const char *url,
+                             zc_store **st)
+{
+    zc_array *u;
+    CHECK_OK(zc_random_uniform(seed, nd, shape, chunks, ZC_FLOAT64, 0, 1, &u));
+    CHECK_OK(zc_store_open(url, ZC_STORE_CREATE, st));
+    zc_target t = {*st, "a", "blosc:lz4:5:shuffle", 2};
+    zc_spec sp = spec_mem(96);
+    CHECK_OK(zc_compute(&sp, 1, &u, &t, NULL));
+    zc_array_release(u);
+    zc_zarr *z;
+    CHECK_OK(zc_zarr_open(*st, "a", &z));
+    return z;
+}
+
 /* The planner and the executor ask zarr_probe several times per computation;
  * the handle keeps the answer of a stored chunk (from a remote store each ask
  * was a round trip), and asks again while the first chunk is absent. */
 TEST(probe_answer_is_kept_once_a_chunk_gave_it)
 {
     int64_t shape[2] = {256, 1024}, chunks[2] = {128, 1024};
-    zc_array *u;
-    CHECK_OK(zc_random_uniform(5, 2, shape, chunks, ZC_FLOAT64, 0, 1, &u));
     zc_store *st;
-    CHECK_OK(zc_store_open("memory://probe-kept", ZC_STORE_CREATE, &st));
-    zc_target t = {st, "a", "blosc:lz4:5:shuffle", 2};
-    zc_spec sp = spec_mem(64);
-    CHECK_OK(zc_compute(&sp, 1, &u, &t, NULL));
-    zc_zarr *z;
-    CHECK_OK(zc_zarr_open(st, "a", &z));
+    zc_zarr *z = stored_blosc(5, 2, shape, chunks, "memory://probe-kept", &st);
     void *c0;
     size_t n0;
     CHECK_OK(store_get(st, "a/0.0", &c0, &n0));
@@ -738,7 +748,6 @@ TEST(probe_answer_is_kept_once_a_chunk_gave_it)
     CHECK(!memcmp(&pi, &again, sizeof pi));
     zc__free(c0);
     zc_zarr_close(z);
-    zc_array_release(u);
     zc_store_close(st);
 }
 
@@ -747,15 +756,8 @@ TEST(part_read_fetches_only_the_needed_blocks)
     /* one (4, 1024, 256) float64 blosc chunk (8 MiB, blocks of 1 MiB): rows 0..127
      * of each time step lie in 4 of its 8 blocks */
     int64_t shape[3] = {8, 1024, 256}, chunks[3] = {4, 1024, 256};
-    zc_array *u;
-    CHECK_OK(zc_random_uniform(22, 3, shape, chunks, ZC_FLOAT64, 0, 1, &u));
     zc_store *st;
-    CHECK_OK(zc_store_open("memory://part-read", ZC_STORE_CREATE, &st));
-    zc_target t = {st, "a", "blosc:lz4:5:shuffle", 2};
-    zc_spec sp = spec_mem(96);
-    CHECK_OK(zc_compute(&sp, 1, &u, &t, NULL));
-    zc_zarr *z;
-    CHECK_OK(zc_zarr_open(st, "a", &z));
+    zc_zarr *z = stored_blosc(22, 3, shape, chunks, "memory://part-read", &st);
     zarr_probe_info pi;
     CHECK_OK(zarr_probe(z, &pi));
     CHECK(pi.unit == (size_t)1 << 20 && pi.ratio > 0.5 && pi.ratio < 1.0);
@@ -823,7 +825,6 @@ TEST(part_read_fetches_only_the_needed_blocks)
     free(want);
     zc__free(whole);
     zc_zarr_close(z);
-    zc_array_release(u);
     zc_store_close(st);
 }
 
