@@ -172,10 +172,20 @@ static int list(store *s, const char *prefix, bool dirs, int (*fn)(const char *k
     if (!pfx) return ZC_ENOMEM;
     size_t pl = strlen(prefix);
     snprintf(pfx, n, "%s%s%s", t->prefix, prefix, pl && prefix[pl - 1] != '/' ? "/" : "");
-    char *token = NULL;
+    char *token = NULL, *prev = NULL;
     int rc;
-    do rc = page(&l, pfx, dirs, &token);
-    while (rc == 0 && token);
+    do {
+        zc__free(prev);
+        prev = token ? zc__strdup(token) : NULL;
+        if (token && !prev) rc = ZC_ENOMEM;
+        else rc = page(&l, pfx, dirs, &token);
+        /* a server that hands back the token it was given would list the same
+         * page forever: an error, not a hang */
+        if (rc == 0 && token && prev && !strcmp(token, prev))
+            rc = zc__err(ZC_EIO, "listing %s: the server gave the same continuation token twice ('%.64s')",
+                         t->r.base.url, token);
+    } while (rc == 0 && token);
+    zc__free(prev);
     zc__free(token);
     zc__free(pfx);
     return rc;
