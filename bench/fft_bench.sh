@@ -115,7 +115,7 @@ if [[ " $cases " == *" dask "* ]]; then
 import json, re, sys
 d, T, mem, threads, reps = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 sys.path.insert(0, sys.argv[6])
-from fft_dask import time_v
+from fft_dask import sys_s, time_v
 def tv(name):
     return time_v(f"{d}/{name}.time")
 ck = json.load(open(f"{d}/check.json"))
@@ -128,6 +128,7 @@ for r in range(reps):
                  "speed_ratio": round(dj["seconds"] / zj["seconds"], 3),
                  "zcube_process_s": round(zw, 2), "dask_process_s": round(dw, 2),
                  "zcube_cpu_s": round(zc, 2), "dask_cpu_s": round(dc, 2), "dask_compute_cpu_s": dj["cpu_seconds"],
+                 "zcube_sys_s": sys_s(f"{d}/zcube.{r}.time"), "dask_sys_s": sys_s(f"{d}/dask.{r}.time"),
                  "zcube_peak_rss_mb": round(zr), "dask_peak_rss_mb": round(dr),
                  "zcube_operations": [(o["name"], o["tasks"], round(o.get("seconds", 0), 2), o["projected_mem"] >> 20,
                                        o.get("measured_mem", 0) >> 20) for o in zj["operations"]],
@@ -166,7 +167,7 @@ if [[ " $cases " == *" rechunk "* ]]; then
 import json, re, sys
 d, T, mem, threads, reps = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 sys.path.insert(0, sys.argv[6])
-from fft_dask import time_v
+from fft_dask import sys_s, time_v
 def tv(name):
     return time_v(f"{d}/{name}.time")[1:]
 runs = []
@@ -177,6 +178,7 @@ for r in range(reps):
                  "zcube_compute_s": round(zj["seconds"], 3), "dask_compute_s": dj["seconds"],
                  "speed_ratio": round(dj["seconds"] / zj["seconds"], 3),
                  "zcube_cpu_s": round(zc, 2), "dask_cpu_s": round(dc, 2),
+                 "zcube_sys_s": sys_s(f"{d}/zcube_r.{r}.time"), "dask_sys_s": sys_s(f"{d}/dask_r.{r}.time"),
                  "zcube_peak_rss_mb": round(zr), "dask_peak_rss_mb": round(dr),
                  "zcube_operations": [(o["name"], o["tasks"], round(o.get("seconds", 0), 2), o["projected_mem"] >> 20,
                                        o.get("measured_mem", 0) >> 20) for o in zj["operations"]]})

@@ -28,6 +28,14 @@ import numpy as np
 import zarr
 
 
+def sys_s(path):
+    """System time in seconds from a `/usr/bin/time -v` report: on this VM it
+    carries the host's cost of guest pages touched for the first time since
+    they were handed back (free page reporting), which varies tenfold between
+    identical runs (docs/benchmarks.md, session 20)."""
+    return float(re.search(r"System time \(seconds\): ([\d.]+)", open(path).read()).group(1))
+
+
 def time_v(path):
     """(wall, CPU seconds, peak RSS MiB) from a `/usr/bin/time -v` report."""
     t = open(path).read()
