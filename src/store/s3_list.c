@@ -114,8 +114,13 @@ static char *list_url(const s3_store *t, const char *token, bool dirs, const cha
 static int page(lister *l, const char *pfx, bool dirs, char **token)
 {
     remote *r = &l->t->r;
-    char *u = list_url(l->t, *token, dirs, pfx);
-    if (!u) return ZC_ENOMEM;
+    char *given = *token; /* freed here, once the next one is compared with it */
+    *token = NULL;
+    char *u = list_url(l->t, given, dirs, pfx);
+    if (!u) {
+        zc__free(given);
+        return ZC_ENOMEM;
+    }
     net_xfer x = {.url = u, .hdrs = r->hdrs, .want_len = NET_ALL};
     int rc = net_run(&r->net, &x, 1);
     if (rc == 0 && x.status < 0) rc = zc__err(x.status, "%s", x.errmsg);
@@ -131,9 +136,8 @@ static int page(lister *l, const char *pfx, bool dirs, char **token)
     }
     net_xfer_release(&x);
     zc__free(u);
-    zc__free(*token);
-    *token = NULL;
     if (rc < 0) {
+        zc__free(given);
         zc__free(body);
         return rc;
     }
@@ -156,7 +160,13 @@ static int page(lister *l, const char *pfx, bool dirs, char **token)
         *token = s3_xml_next(body, "NextContinuationToken", &pos, &oom);
         if (!*token && !oom) rc = zc__err(ZC_EIO, "listing %s: truncated page without a continuation token",
                                           l->t->r.base.url);
+        /* a server that hands back the token it was given would list the same
+         * page forever: an error, not a hang */
+        else if (*token && given && !strcmp(*token, given))
+            rc = zc__err(ZC_EIO, "listing %s: the server gave the same continuation token twice ('%.64s')",
+                         l->t->r.base.url, given);
     }
+    zc__free(given);
     zc__free(trunc);
     zc__free(body);
     if (rc == 0 && oom) rc = ZC_ENOMEM;
@@ -172,20 +182,10 @@ static int list(store *s, const char *prefix, bool dirs, int (*fn)(const char *k
     if (!pfx) return ZC_ENOMEM;
     size_t pl = strlen(prefix);
     snprintf(pfx, n, "%s%s%s", t->prefix, prefix, pl && prefix[pl - 1] != '/' ? "/" : "");
-    char *token = NULL, *prev = NULL;
+    char *token = NULL;
     int rc;
-    do {
-        zc__free(prev);
-        prev = token ? zc__strdup(token) : NULL;
-        if (token && !prev) rc = ZC_ENOMEM;
-        else rc = page(&l, pfx, dirs, &token);
-        /* a server that hands back the token it was given would list the same
-         * page forever: an error, not a hang */
-        if (rc == 0 && token && prev && !strcmp(token, prev))
-            rc = zc__err(ZC_EIO, "listing %s: the server gave the same continuation token twice ('%.64s')",
-                         t->r.base.url, token);
-    } while (rc == 0 && token);
-    zc__free(prev);
+    do rc = page(&l, pfx, dirs, &token);
+    while (rc == 0 && token);
     zc__free(token);
     zc__free(pfx);
     return rc;
