@@ -28,12 +28,17 @@ import numpy as np
 import zarr
 
 
+def _seconds(t, kind):
+    """User or System time in seconds from the text of a `/usr/bin/time -v` report."""
+    return float(re.search(r"%s time \(seconds\): ([\d.]+)" % kind, t).group(1))
+
+
 def sys_s(path):
     """System time in seconds from a `/usr/bin/time -v` report: on this VM it
     carries the host's cost of guest pages touched for the first time since
     they were handed back (free page reporting), which varies tenfold between
     identical runs (docs/benchmarks.md, session 20)."""
-    return float(re.search(r"System time \(seconds\): ([\d.]+)", open(path).read()).group(1))
+    return _seconds(open(path).read(), "System")
 
 
 def time_v(path):
@@ -42,7 +47,7 @@ def time_v(path):
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1)) / 1024
     m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", t)
     wall = int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
-    cpu = sum(float(re.search(r"%s time \(seconds\): ([\d.]+)" % k, t).group(1)) for k in ("User", "System"))
+    cpu = _seconds(t, "User") + _seconds(t, "System")
     return wall, cpu, rss
 
 
