@@ -32,16 +32,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int zc_fuzz_meta_v2(const uint8_t *data, size_t size);
-int zc_fuzz_meta_v3(const uint8_t *data, size_t size);
-int zc_fuzz_codec_decode(const uint8_t *data, size_t size);
-int zc_fuzz_chunk_read(const uint8_t *data, size_t size);
-int zc_fuzz_region(const uint8_t *data, size_t size);
-int zc_fuzz_roundtrip(const uint8_t *data, size_t size);
-int zc_fuzz_plan_json(const uint8_t *data, size_t size);
-int zc_fuzz_eval_expr(const uint8_t *data, size_t size);
-int zc_fuzz_npy(const uint8_t *data, size_t size);
-int zc_fuzz_store_key(const uint8_t *data, size_t size);
+#include "fuzz_targets.h"
+
+/* The targets' entry points, renamed at compile time (see CMakeLists.txt). */
+#define DECLARE(t) int zc_fuzz_##t(const uint8_t *data, size_t size);
+ZC_FUZZ_TARGETS(DECLARE)
 
 /* LeakSanitizer's on-demand check, when linked in. */
 int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
@@ -56,10 +51,8 @@ static const struct {
     const char *name;
     entry_fn fn;
 } TARGETS[] = {
-    {"meta_v2", zc_fuzz_meta_v2}, {"meta_v3", zc_fuzz_meta_v3}, {"codec_decode", zc_fuzz_codec_decode},
-    {"chunk_read", zc_fuzz_chunk_read}, {"region", zc_fuzz_region}, {"roundtrip", zc_fuzz_roundtrip},
-    {"plan_json", zc_fuzz_plan_json}, {"eval_expr", zc_fuzz_eval_expr},
-    {"npy", zc_fuzz_npy}, {"store_key", zc_fuzz_store_key},
+#define ENTRY(t) {#t, zc_fuzz_##t},
+    ZC_FUZZ_TARGETS(ENTRY)
 };
 
 typedef struct {

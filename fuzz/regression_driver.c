@@ -4,9 +4,8 @@
  *
  *   fuzz_regression TARGET PATH...
  *
- * TARGET is a fuzz target's name (meta_v2, meta_v3, codec_decode,
- * chunk_read, region, roundtrip, plan_json, eval_expr, npy, store_key); each PATH is a file or a folder whose
- * regular files (not recursive) are replayed in name order. Before each file
+ * TARGET is a fuzz target's name (one of fuzz/targets); each PATH is a file
+ * or a folder whose regular files (not recursive) are replayed in name order. Before each file
  * its name goes to stderr, so a crash names its input. Exit status 0 when
  * every input ran; 1 for usage errors, unreadable files or no input at all
  * (an empty corpus folder would otherwise pass silently). The targets abort
@@ -18,17 +17,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fuzz_targets.h"
+
 /* The targets' entry points, renamed at compile time (see CMakeLists.txt). */
-int zc_fuzz_meta_v2(const uint8_t *data, size_t size);
-int zc_fuzz_meta_v3(const uint8_t *data, size_t size);
-int zc_fuzz_codec_decode(const uint8_t *data, size_t size);
-int zc_fuzz_chunk_read(const uint8_t *data, size_t size);
-int zc_fuzz_region(const uint8_t *data, size_t size);
-int zc_fuzz_roundtrip(const uint8_t *data, size_t size);
-int zc_fuzz_plan_json(const uint8_t *data, size_t size);
-int zc_fuzz_eval_expr(const uint8_t *data, size_t size);
-int zc_fuzz_npy(const uint8_t *data, size_t size);
-int zc_fuzz_store_key(const uint8_t *data, size_t size);
+#define DECLARE(t) int zc_fuzz_##t(const uint8_t *data, size_t size);
+ZC_FUZZ_TARGETS(DECLARE)
 
 typedef int (*entry_fn)(const uint8_t *data, size_t size);
 
@@ -36,11 +29,8 @@ static const struct {
     const char *name;
     entry_fn fn;
 } TARGETS[] = {
-    {"meta_v2", zc_fuzz_meta_v2},       {"meta_v3", zc_fuzz_meta_v3},
-    {"codec_decode", zc_fuzz_codec_decode}, {"chunk_read", zc_fuzz_chunk_read},
-    {"region", zc_fuzz_region},         {"roundtrip", zc_fuzz_roundtrip},
-    {"plan_json", zc_fuzz_plan_json},   {"eval_expr", zc_fuzz_eval_expr},
-    {"npy", zc_fuzz_npy}, {"store_key", zc_fuzz_store_key},
+#define ENTRY(t) {#t, zc_fuzz_##t},
+    ZC_FUZZ_TARGETS(ENTRY)
 };
 
 /* Read a whole file into an exact-size buffer (so ASan sees over-reads). */

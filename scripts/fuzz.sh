@@ -35,7 +35,7 @@ par=${2:-1}
 shift 2 || shift $# || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(meta_v2 meta_v3 codec_decode chunk_read region roundtrip plan_json eval_expr npy store_key)
+    mapfile -t targets < fuzz/targets
 fi
 if ! command -v clang >/dev/null; then
     echo "fuzz.sh: clang is needed (apt-get install clang)" >&2

@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(meta_v2 meta_v3 codec_decode chunk_read region roundtrip plan_json eval_expr npy store_key)
+    mapfile -t targets < fuzz/targets
 fi
 for tool in clang llvm-profdata llvm-cov; do
     command -v "$tool" >/dev/null || { echo "fuzz_coverage.sh: $tool is needed (apt-get install clang llvm)" >&2; exit 1; }
