@@ -5,7 +5,10 @@
  *   the whole body has, and a request that lets the store lend its bytes is
  *   told with them in place (no copy), its data NULL after the call;
  * - answering every request with one ListObjectsV2 page that hands back the
- *   continuation token it was given: a listing error, not a hang. */
+ *   continuation token it was given: a listing error, not a hang;
+ * - trickling a body a byte at a time: a transfer slower than
+ *   ZCUBE_IO_MIN_RATE fails with a message naming the settings, and by
+ *   default (1 byte/s) the same body is read whole. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -23,12 +26,14 @@
 
 #define OBJ (256 << 10)
 #define PAUSE_MS 300
+#define TRICKLE 30
 
 static unsigned char obj[OBJ];
 
 typedef struct {
     int lfd;
     const char *listing;     /* if set: every request is answered 200 with this body */
+    int trickle_ms;          /* if set: every request is answered 200 with TRICKLE bytes of obj, one each trickle_ms */
     atomic_bool second_half; /* the server has begun sending a body's second half */
     atomic_int gets;
 } server;
@@ -74,6 +79,19 @@ static void serve(server *sv, int fd)
             int h = snprintf(hdr, sizeof hdr, "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: %zu\r\n\r\n", n);
             atomic_fetch_add(&sv->gets, 1);
             if (!send_all(fd, hdr, (size_t)h) || !send_all(fd, sv->listing, n)) return;
+            memmove(req, req + used, have - used);
+            have -= used;
+            continue;
+        }
+        if (sv->trickle_ms) {
+            char hdr[128];
+            int h = snprintf(hdr, sizeof hdr, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", TRICKLE);
+            atomic_fetch_add(&sv->gets, 1);
+            if (!send_all(fd, hdr, (size_t)h)) return;
+            for (int i = 0; i < TRICKLE; i++) {
+                usleep((useconds_t)sv->trickle_ms * 1000);
+                if (!send_all(fd, obj + i, 1)) return;
+            }
             memmove(req, req + used, have - used);
             have -= used;
             continue;
@@ -217,4 +235,46 @@ TEST(s3_listing_whose_server_repeats_the_continuation_token_fails)
     server_stop(&sv, th);
     unsetenv("AWS_ENDPOINT_URL"); /* run with the other tests in one process: theirs to set */
     unsetenv("ZCUBE_S3_ANONYMOUS");
+}
+
+TEST(a_transfer_slower_than_the_minimum_rate_fails_naming_the_settings)
+{
+    for (size_t i = 0; i < OBJ; i++) obj[i] = (unsigned char)(i * 2654435761u >> 13);
+    server sv = {.trickle_ms = 50}; /* 20 bytes/s: 30 bytes in 1.5 s */
+    pthread_t th;
+    char url[64];
+    server_start(&sv, &th, url, sizeof url);
+    CHECK(setenv("ZCUBE_IO_TIMEOUT", "1", 1) == 0 && setenv("ZCUBE_IO_RETRIES", "0", 1) == 0);
+
+    /* by default a trickle that keeps coming is read whole */
+    zc_store *st;
+    CHECK_OK(zc_store_open(url, ZC_STORE_READONLY, &st));
+    void *got = NULL;
+    size_t n = 0;
+    double t0 = now_s();
+    CHECK_OK(store_get(st, "obj", &got, &n));
+    printf("default minimum rate: %zu bytes in %.2f s\n", n, now_s() - t0);
+    CHECK(n == TRICKLE && memcmp(got, obj, TRICKLE) == 0);
+    zc_free(got);
+    zc_store_close(st);
+
+    /* 1000 bytes/s for 1 s: too slow, an error that names the settings */
+    CHECK(setenv("ZCUBE_IO_MIN_RATE", "1000", 1) == 0);
+    CHECK_OK(zc_store_open(url, ZC_STORE_READONLY, &st));
+    t0 = now_s();
+    int rc = store_get(st, "obj", &got, &n);
+    double t = now_s() - t0;
+    printf("ZCUBE_IO_MIN_RATE=1000: rc %d after %.2f s: %s\n", rc, t, zc_errmsg());
+    CHECK(rc == ZC_EIO);
+    CHECK(strstr(zc_errmsg(), "slower than 1000 bytes/s for 1 s") && strstr(zc_errmsg(), "ZCUBE_IO_MIN_RATE"));
+    zc_store_close(st);
+
+    /* a setting out of range is refused at open */
+    CHECK(setenv("ZCUBE_IO_MIN_RATE", "0", 1) == 0);
+    CHECK(zc_store_open(url, ZC_STORE_READONLY, &st) == ZC_EINVAL);
+    CHECK(strstr(zc_errmsg(), "ZCUBE_IO_MIN_RATE") != NULL);
+    server_stop(&sv, th);
+    unsetenv("ZCUBE_IO_MIN_RATE");
+    unsetenv("ZCUBE_IO_TIMEOUT");
+    unsetenv("ZCUBE_IO_RETRIES");
 }

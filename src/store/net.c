@@ -52,13 +52,14 @@ static int env_int(const char *name, long lo, long hi, long *v)
 
 int net_conf_from_env(net_conf *c)
 {
-    long conc = 64, retries = 5, timeout = 30, backoff = 100;
+    long conc = 64, retries = 5, timeout = 30, backoff = 100, rate = 1;
     ZC_TRY(env_int("ZCUBE_IO_CONCURRENCY", 1, 1024, &conc));
     ZC_TRY(env_int("ZCUBE_IO_RETRIES", 0, 100, &retries));
     ZC_TRY(env_int("ZCUBE_IO_TIMEOUT", 1, 86400, &timeout));
     ZC_TRY(env_int("ZCUBE_IO_BACKOFF_MS", 0, 60000, &backoff));
+    ZC_TRY(env_int("ZCUBE_IO_MIN_RATE", 1, 1L << 30, &rate));
     *c = (net_conf){.concurrency = (int)conc, .retries = (int)retries, .timeout_ms = timeout * 1000,
-                    .backoff_ms = backoff};
+                    .backoff_ms = backoff, .min_rate = rate};
     return 0;
 }
 
@@ -287,7 +288,7 @@ static int start(net_pool *p, CURLM *m, net_xfer *x, CURL *e)
     bool big = x->want_len != NET_ALL && x->want_len >= NET_BIG_BODY;
     curl_easy_setopt(e, CURLOPT_BUFFERSIZE, big ? NET_BIG_RECV_BUF : NET_RECV_BUF);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->timeout_ms);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, c->min_rate); /* slower than this for the timeout: fails */
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (c->timeout_ms + 999) / 1000);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
@@ -335,12 +336,17 @@ static bool fatal_curl(CURLcode rc)
 
 /* After an attempt: 0 done (status set), 1 retry (why in errmsg), 2 run
  * again at once, not counted as a retry (the check changed the request). */
-static int judge(net_xfer *x, CURLcode rc)
+static int judge(const net_conf *c, net_xfer *x, CURLcode rc)
 {
     char u[512];
     net_url_for_msg(x->url, u, sizeof u);
     const char *mt = x->method ? x->method : "GET";
     if (x->cut) return 0;
+    if (rc == CURLE_OPERATION_TIMEDOUT) { /* libcurl's "Timeout was reached" names neither cause nor setting */
+        set_fail(x, ZC_EIO, "%s %s: timed out: no connection within %ld s, or slower than %ld bytes/s for %ld s "
+                 "(ZCUBE_IO_TIMEOUT, ZCUBE_IO_MIN_RATE)", mt, u, c->timeout_ms / 1000, c->min_rate, c->timeout_ms / 1000);
+        return 1;
+    }
     if (rc != CURLE_OK) {
         set_fail(x, rc == CURLE_OUT_OF_MEMORY ? ZC_ENOMEM : ZC_EIO, "%s %s: %s%s", mt, u,
                  rc == CURLE_PARTIAL_FILE ? "body cut short: " : "", curl_easy_strerror(rc));
@@ -468,7 +474,7 @@ int net_run(net_pool *p, net_xfer *xs, size_t n)
             CURLcode res = msg->data.result;
             net_xfer *x;
             curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&x);
-            int again = judge(x, res);
+            int again = judge(&p->conf, x, res);
             curl_multi_remove_handle(m, e);
             freeh[nfree++] = e;
             x->easy = NULL;

@@ -27,7 +27,8 @@ typedef struct net_xfer net_xfer;
 typedef struct {
     int concurrency;      /* transfers in flight per batch (ZCUBE_IO_CONCURRENCY, default 64) */
     int retries;          /* retries per transfer (ZCUBE_IO_RETRIES, default 5) */
-    long timeout_ms;      /* a transfer making no progress for this long fails (ZCUBE_IO_TIMEOUT, s; default 30) */
+    long timeout_ms;      /* connecting, or a transfer slower than min_rate, for this long fails (ZCUBE_IO_TIMEOUT, s; default 30) */
+    long min_rate;        /* bytes/s (ZCUBE_IO_MIN_RATE, default 1: a transfer fails only when it stalls) */
     long backoff_ms;      /* first retry delay, doubled each time, capped at 100x (ZCUBE_IO_BACKOFF_MS, default 100) */
     char sigv4[96];       /* "aws:amz:REGION:s3" to sign, "" = unsigned */
     char *userpwd;        /* "KEY:SECRET" for sigv4 (owned; wiped at close) */
