@@ -270,6 +270,14 @@ int zc_dist_mpi_init(int *rank, int *size)
     int inited;
     MPI_Initialized(&inited);
     if (!inited) {
+        /* With PMIx's shared-memory job store (gds ds21), a rank killed inside
+         * MPI_Init can leave mpirun deadlocked in its own finalization after it
+         * reported the death, every rank gone (Open MPI 4.1.4, PMIx 4.2.2: "PMIX
+         * ERROR: UNREACHABLE ... ptl_base_connection_hdlr.c", then a futex wait in
+         * PMIx_server_finalize; 5 hangs in 600 kills, none in 885 with this). The
+         * hash store receives the same job data by message, and the few integers a
+         * range takes make its cost invisible. The user's own PMIX_MCA_gds wins. */
+        setenv("PMIX_MCA_gds", "hash", 0);
         int provided;
         if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
             return zc__err(ZC_EIO, "MPI_Init_thread failed");

@@ -81,12 +81,24 @@ crash_and_resume() {
 }
 crash_and_resume crash1 3 env ZCUBE_FAULT="crash:op=1,task=100" $MPI 3 "$Z" "${RC_ARGS[@]}" -o "$TMP/crash1" --work-dir "$TMP/wcrash1"
 
+# Ranks take PMIx's job data by message (gds hash), not from its shared-memory
+# store, with which a rank killed inside MPI_Init can leave mpirun deadlocked
+# (exec_mpi.c); a user's own PMIX_MCA_gds still wins.
+CHECKS=$((CHECKS + 1))
+for gds in "" ds21,hash; do
+    want=${gds%%,*}
+    $MPI 1 env ${gds:+PMIX_MCA_gds=$gds} PMIX_MCA_gds_base_verbose=10 \
+        "$Z" eval 'sum(ones((4,)))' -o "$TMP/gds$gds" --executor mpi -q >/dev/null 2>"$TMP/err"
+    grep -q "GDS STORE JOB INFO WITH ${want:-hash}" "$TMP/err" ||
+        fail "PMIx job store (PMIX_MCA_gds=$gds): $(grep -m1 'GDS STORE JOB INFO' "$TMP/err")"
+done
+
 # The ranks of mpirun $1 (its zcube children), "PID RANK" lines.
 ranks_of() {
     local p
     for p in $(pgrep -P "$1"); do
         [ "$(cat /proc/"$p"/comm 2>/dev/null)" = zcube ] || continue
-        echo "$p $(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')"
+        echo "$p $({ tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')"
     done
 }
 
