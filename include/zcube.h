@@ -1396,6 +1396,10 @@ ZC_API int zc_dist_status(const char *work_dir, char **json);
  * All ranks end with zc_dist_mpi_finalize (on rank 0 it also releases waiting
  * workers when no plan was sent, e.g. after a planning error). Without MPI at
  * build time these return ZC_EUNSUPPORTED saying how to get it.
+ * zc_dist_mpi_init starts MPI (MPI_THREAD_FUNNELED) unless the program already
+ * did; before that it sets PMIX_MCA_gds=hash in the environment unless it is set
+ * (a rank killed inside MPI_Init can otherwise leave mpirun hung: see
+ * docs/distributed.md). A program that starts MPI itself should export it too.
  * @return 0, ZC_EIO (MPI failed to start), ZC_EUNSUPPORTED (built without MPI).
  */
 ZC_API int zc_dist_mpi_init(int *rank, int *size);
