@@ -905,6 +905,38 @@ static void listing_test(int kind)
 TEST(list_fs) { listing_test(K_PREAD); }
 TEST(list_mem) { listing_test(K_MEM); }
 
+/* store_erase_prefix: everything below the prefix goes, folders included (the
+ * prefix's own too), nothing beside it; the root prefix empties the store. */
+static void erase_prefix_test(int kind)
+{
+    char *dir;
+    store *s = open_kind(kind, &dir);
+    const char *keys[] = {"op0/zarr.json", "op0/c/0/0", "op0/c/0/1", "op0/c/1/0", "op1/c/0", "op10/x", "zarr.json"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) CHECK_OK(store_put(s, keys[i], "x", 1));
+    CHECK_OK(store_erase_prefix(s, "op0/"));
+    CHECK(!strcmp(list_of(s, "", true), "op1/c/0,op10/x,zarr.json"));
+    CHECK(!strcmp(list_of(s, "", false), "op1/,op10/,zarr.json"));
+    if (dir) {
+        char p[600];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/op0", dir);
+        CHECK(stat(p, &sb) != 0 && errno == ENOENT); /* the emptied folder itself */
+    }
+    CHECK_OK(store_erase_prefix(s, "nope/")); /* nothing there: nothing to do */
+    CHECK_OK(store_erase_prefix(s, ""));
+    CHECK(!strcmp(list_of(s, "", true), ""));
+    if (dir) {
+        struct stat sb;
+        CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)); /* never the root */
+    }
+    CHECK(store_erase_prefix(s, "../x/") == ZC_EINVAL);
+    zc_store_close(s);
+    rmtree(dir);
+}
+
+TEST(erase_prefix_fs) { erase_prefix_test(K_PREAD); }
+TEST(erase_prefix_mem) { erase_prefix_test(K_MEM); }
+
 TEST(mem_list_is_sorted_and_allows_file_and_folder)
 {
     zc_store *s;

@@ -30,7 +30,6 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "core/error.h"
-#include "exec/rmtree.h"
 #include "core/pool.h"
 #include "exec/executor.h"
 #include "exec/memcheck.h"
@@ -1112,6 +1111,8 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
         memcheck_free(&mc);
         return rc;
     }
+    uint64_t root_size;
+    bool had_root = need_work && !in_memory && store_size(work, "zarr.json", &root_size) == 0;
     zc_array *dnode = NULL; /* the node of the output stage, written into dst */
     for (int k = 0; k < p->nstages; k++)
         if (p->stages[k].target == 0) dnode = p->stages[k].node;
@@ -1139,19 +1140,21 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
         free(j);
         if (!z->report) rc = zc__err(ZC_ENOMEM, "the report of the computation");
     }
-    /* remove only what this run wrote: the intermediates op<k>, and the folder if it made it */
+    /* remove only what this run wrote, through the store (a work dir may be a
+     * URL): the intermediates op<k>, the root group written with them if there
+     * was none, and the folder if it made it. Best effort: the result is made
+     * (or the run's own error stands). */
+    char kept[ZC_ERRMSG_MAX];
+    snprintf(kept, sizeof kept, "%s", zc_errmsg());
     bool clean = need_work && !spec->resume && !in_memory;
     for (int k = 0; clean && k < p->nstages; k++) {
-        char sub[1100];
-        snprintf(sub, sizeof sub, "%s/op%d", work_dir, k);
-        if (p->stages[k].target < 0) exec_rm_tree(sub);
+        char sub[32];
+        snprintf(sub, sizeof sub, "op%d/", k);
+        if (p->stages[k].target < 0) store_erase_prefix(work, sub);
     }
-    if (clean && made_dir) {
-        char meta[1100];
-        snprintf(meta, sizeof meta, "%s/zarr.json", work_dir); /* the root group written with the intermediates */
-        remove(meta);
-        rmdir(work_dir);
-    }
+    if (clean && !had_root) store_erase(work, "zarr.json");
+    if (clean && made_dir) rmdir(work_dir);
+    if (strcmp(kept, zc_errmsg())) zc__err_set_text(kept);
     for (int k = 0; k < p->nstages; k++) p->stages[k].erase_input = false;
     srccache_free(cache);
     memcheck_free(&mc);

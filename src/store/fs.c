@@ -468,7 +468,15 @@ static int fs_prune(store *s, const char *prefix)
     if (dfd < 0)
         return errno == ENOENT || errno == ENOTDIR ? 0 : zc__err_sys(errno, "opening \"%s\" in %s", prefix, fs->root);
     bool empty;
-    return prune_below(fs, dfd, 0, &empty);
+    int rc = prune_below(fs, dfd, 0, &empty);
+    if (rc == 0 && empty && *prefix) {
+        char dir[STORE_KEY_MAX + 1];
+        size_t n = strlen(prefix);
+        if (prefix[n - 1] == '/') n--;
+        snprintf(dir, sizeof dir, "%.*s", (int)n, prefix);
+        unlinkat(fs->root_fd, dir, AT_REMOVEDIR); /* best effort, as below */
+    }
+    return rc;
 }
 
 static int fs_size(store *s, const char *key, uint64_t *size)

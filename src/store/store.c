@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "store/store.h"
 
@@ -167,4 +168,38 @@ int store_list_prefix(store *s, const char *prefix, int (*fn)(const char *key, v
     if (s->vt->list_prefix) return s->vt->list_prefix(s, prefix, fn, ctx);
     walk_ctx w = {s, fn, ctx};
     return s->vt->list_dir(s, prefix, walk_entry, &w);
+}
+
+typedef struct {
+    char **keys;
+    size_t n, cap;
+} key_list;
+
+static int collect_key(const char *key, void *ctx)
+{
+    key_list *l = ctx;
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? 2 * l->cap : 64;
+        char **k = zc__realloc(l->keys, ncap * sizeof *k);
+        if (!k) return ZC_ENOMEM;
+        l->keys = k;
+        l->cap = ncap;
+    }
+    if (!(l->keys[l->n] = zc__strdup(key))) return ZC_ENOMEM;
+    l->n++;
+    return 0;
+}
+
+int store_erase_prefix(store *s, const char *prefix)
+{
+    /* listed first, erased after: an object store's next page would skip
+     * keys if the listing ran while they are erased */
+    key_list l = {0};
+    int rc = store_list_prefix(s, prefix, collect_key, &l);
+    for (size_t i = 0; i < l.n; i++) {
+        if (rc == 0) rc = store_erase(s, l.keys[i]);
+        zc__free(l.keys[i]);
+    }
+    zc__free(l.keys);
+    return rc < 0 ? rc : store_prune(s, prefix);
 }

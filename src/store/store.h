@@ -89,8 +89,9 @@ typedef struct store_vtable {
      * request as soon as its outputs are final (see store_get_many_each). */
     int (*get_many_each)(store *s, store_req *reqs, size_t n, store_each_fn each, void *ctx);
     /* Optional (NULL: a store without folders): remove the empty folders below
-     * `prefix` (not prefix itself), left by erased keys. Only while nothing
-     * writes there: a put racing it could lose its new folder. */
+     * `prefix`, left by erased keys, and prefix's own folder if that leaves it
+     * empty (never the root). Only while nothing writes there: a put racing it
+     * could lose its new folder. */
     int (*prune)(store *s, const char *prefix);
 } store_vtable;
 
@@ -176,5 +177,9 @@ void store_map_drop(store_map_t *m);
 int store_prune(store *s, const char *prefix);
 /* Every object below prefix, recursively (vt->list_prefix, or list_dir walked). */
 int store_list_prefix(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
+/* Erase every object below prefix ("" or ending in '/'), then the folders
+ * that leaves empty (store_prune): rm -r on any store. Stops at the first
+ * key that cannot be erased. */
+int store_erase_prefix(store *s, const char *prefix);
 
 #endif

@@ -322,26 +322,6 @@ int zarr_write_meta(store *st, const char *path, const zarr_meta *m)
     return rc;
 }
 
-typedef struct {
-    char **keys;
-    size_t n, cap;
-} key_list;
-
-static int collect_key(const char *key, void *ctx)
-{
-    key_list *l = ctx;
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? 2 * l->cap : 64;
-        char **k = zc__realloc(l->keys, ncap * sizeof *k);
-        if (!k) return ZC_ENOMEM;
-        l->keys = k;
-        l->cap = ncap;
-    }
-    if (!(l->keys[l->n] = zc__strdup(key))) return ZC_ENOMEM;
-    l->n++;
-    return 0;
-}
-
 /* Remove every object of the node at `path` (as zarr-python's overwrite does), so
  * stale chunks of an older array can never be read as part of the new one. */
 static int erase_node(store *st, const char *path)
@@ -349,16 +329,9 @@ static int erase_node(store *st, const char *path)
     char prefix[KEY_MAX];
     int n = snprintf(prefix, sizeof prefix, "%s%s", path, path[0] ? "/" : "");
     if (n < 0 || (size_t)n >= sizeof prefix) return zc__err(ZC_EOVERFLOW, "path '%s' is too long", path);
-    key_list l = {0};
-    int rc = store_list_prefix(st, prefix, collect_key, &l);
-    for (size_t i = 0; i < l.n; i++) {
-        if (rc == 0) rc = store_erase(st, l.keys[i]);
-        zc__free(l.keys[i]);
-    }
-    zc__free(l.keys);
-    /* and a filesystem's emptied folders: the new array's chunk keys may be
+    /* with a filesystem's emptied folders: the new array's chunk keys may be
      * files where the old one's were folders ("c/0" after "c/0/0") */
-    return rc < 0 ? rc : store_prune(st, prefix);
+    return store_erase_prefix(st, prefix);
 }
 
 /* Every ancestor of `path` becomes a group if it is no node yet (as zarr-python does),

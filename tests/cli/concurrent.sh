@@ -94,6 +94,8 @@ kill $HOLD
 wait $HOLD 2>/dev/null
 rm -rf "$TMP/e1.zarr"
 expect_ok rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 200KB --codec none --work-dir "$W" -q
+# the folder was there before: it stays, emptied of what the run wrote (intermediates and their root group)
+[ -d "$W" ] && [ -z "$(ls -A "$W")" ] || fail "the work dir after a rechunk: $(ls -A "$W" 2>&1)"
 # two real evals racing on one work dir (a rechunk through intermediates):
 # each either finishes right or is refused with the message, never mixed
 for k in 1 2; do

@@ -69,6 +69,12 @@ expect_ok eval 'sum(rechunk(u, (90, 5)) * 2, axis=0)' --in "u=$S/$P/v2.zarr" -o 
 expect_ok eval 'sum(rechunk(u, (90, 5)) * 2, axis=0)' --in "u=$L/v2.zarr" -o "$L/e.zarr" --allowed-mem 64MB
 expect_ok get "$S/out/e.zarr" -o "$TMP/e1.npy" && expect_ok get "$L/e.zarr" -o "$TMP/e2.npy" &&
     { cmp -s "$TMP/e1.npy" "$TMP/e2.npy" || fail "eval on s3 differs from eval on files"; }
+# intermediates too big to stay in memory go to the S3 work dir, and are removed at the end
+expect_ok eval 'sum(rechunk(ones((400, 300), chunks=(16, 300)), (400, 8)) * 2, axis=0)' -o "$S/out/big.zarr" \
+    --work-dir "$S/work2" --allowed-mem 2MB --json
+grep -q '"intermediates_in_memory": false' "$TMP/out" || fail "the intermediates did not go to the S3 work dir"
+left=$($C keys bk work2) || fail "boto3 listing"
+[ -z "$left" ] || fail "intermediates left in the S3 work dir: $(echo "$left" | head -3)"
 
 # 4. session token (signed as x-amz-security-token), anonymous, wrong secret, missing bucket
 AWS_SESSION_TOKEN=tok/en+1 expect_ok get "$S/out/v2.zarr" -o "$TMP/t.npy"
