@@ -2,8 +2,8 @@
 on loopback (it checks SigV4 signatures; AWS_* come from the script): what
 boto3 uploaded from zarr-python reads identically through zc.open; a lazy
 computation reads, works and writes on S3 within its memory bound and boto3's
-download of the result reads identically in zarr-python; the xarray backend
-and the window sampler read s3:// URLs; missing keys and a wrong secret are
+download of the result reads identically in zarr-python; the xarray backend,
+the window sampler and torch's DataLoader workers read s3:// URLs; missing keys and a wrong secret are
 the module's exceptions, naming the URL and never the secret.
 
 Not named test_*.py: pytest alone would run it without a server."""
@@ -131,6 +131,25 @@ def test_sampler_draws_windows_from_s3(field):
         for w in range(6):
             t0, y0, x0 = b.origins["f"][w]
             np.testing.assert_array_equal(b.data["f"][w], val[t0:t0 + 4, y0:y0 + 8, x0:x0 + 6])
+
+
+def test_torch_workers_read_s3(field):
+    """DataLoader worker processes (forked after the parent used the store)
+    each open their own connections."""
+    torch = need("torch")
+    from zcube.torch import WindowDataset
+    val, url, _ = field
+    zc.open(url).read((slice(0, 1),))  # the parent has used libcurl before the fork
+    ds = WindowDataset({"f": (url, "")}, window=(4, 8, 6), batch=4, seed=2, mode="grid")  # 12*5*5 windows
+    ds.set_epoch(1)
+    steps = []
+    for b in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2):
+        u, o = b["f"].numpy(), b["f_origin"].numpy()
+        for w in range(4):
+            t0, y0, x0 = o[w]
+            np.testing.assert_array_equal(u[w], val[t0:t0 + 4, y0:y0 + 8, x0:x0 + 6])
+        steps.append(int(b["step"]))
+    assert sorted(steps) == list(range(len(ds), 2 * len(ds))), steps[:10]
 
 
 def test_missing_array_names_the_url():
