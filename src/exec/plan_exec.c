@@ -73,7 +73,7 @@ int zc_plan_write(zc_plan *z, const char *path)
     pthread_mutex_lock(&z->lock);
     zc_store *work = NULL;
     struct stat sb;
-    bool made = stat(work_dir, &sb) != 0;
+    bool made = !strstr(work_dir, "://") && stat(work_dir, &sb) != 0;
     int rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work);
     if (rc == 0) rc = plan_write_doc(z, work_dir, path); /* before any array: it refuses what workers cannot reach */
     if (rc == 0 && (rc = exec_prepare(z, work, 0)) < 0) remove(path);

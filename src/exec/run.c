@@ -970,8 +970,9 @@ static int create_stage_array(const zc_plan *z, plan_stage *s, zc_store *work, i
 int exec_work_dir(const zc_spec *spec, char *buf, size_t size)
 {
     static atomic_int counter;
-    if (spec->work_dir) {
-        snprintf(buf, size, "%s", spec->work_dir);
+    if (spec->work_dir) { /* file:// as its path: the folder is then made, locked and removed as a path's */
+        const char *w = spec->work_dir;
+        snprintf(buf, size, "%s", strncmp(w, "file://", 7) || !w[7] ? w : w + 7);
         return 0;
     }
     const char *tmp = getenv("TMPDIR");
@@ -1101,7 +1102,7 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
         snprintf(work_dir, sizeof work_dir, "memory://zcube-work-%d-%d", (int)getpid(), atomic_fetch_add(&mem_counter, 1));
     }
     struct stat wsb;
-    bool made_dir = need_work && !in_memory && stat(work_dir, &wsb) != 0; /* remove it at the end */
+    bool made_dir = need_work && !in_memory && !strstr(work_dir, "://") && stat(work_dir, &wsb) != 0; /* removed at the end */
     int lock = -1;
     if (need_work && ((rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work)) < 0 ||
                       (!in_memory && (rc = work_lock(work_dir, &lock)) < 0))) {

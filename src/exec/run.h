@@ -4,7 +4,7 @@
 
 #include "plan/plan.h"
 
-/* spec->work_dir, or a fresh $TMPDIR/zcube-work-<pid>-<n>. */
+/* spec->work_dir (a file:// URL as its path), or a fresh $TMPDIR/zcube-work-<pid>-<n>. */
 int exec_work_dir(const zc_spec *spec, char *buf, size_t size);
 /* Create every stage's array (targets, and work_dir intermediates "op<k>"). */
 int exec_prepare(zc_plan *z, zc_store *work, int resume);

@@ -44,6 +44,7 @@ int run_prepare(run_opts *o, int out_required)
     if (o->threads && cli_parse_threads(o->threads, &o->spec.nthreads) < 0)
         return cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
     if (o->work_dir) {
+        if (!strncmp(o->work_dir, "file://", 7)) o->work_dir += 7; /* a path, for every executor */
         if (!*o->work_dir) return cli_fail(CLI_EXIT_USAGE, "empty --work-dir");
         o->spec.work_dir = o->work_dir;
     }

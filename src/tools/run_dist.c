@@ -86,7 +86,7 @@ int run_dist_compute(run_opts *o, zc_array *a, zc_target *target, const char *pl
 {
     char dir[PATH_MAX], plan[PATH_MAX + 32], summary[PATH_MAX + 32], exe[PATH_MAX], threads[16];
     int made = 0, ec = -1, rc;
-    if (o->work_dir && strstr(o->work_dir, "://") && strncmp(o->work_dir, "file://", 7)) {
+    if (o->work_dir && strstr(o->work_dir, "://")) { /* file:// was taken off by run_prepare */
         /* the executors coordinate through files in the work dir (claims, results): a shared filesystem */
         ec = cli_fail(CLI_EXIT_USAGE, "--executor %s needs a --work-dir on a (shared) filesystem, not '%s'; "
                       "inputs and output may be URLs, and the threads executor takes a URL work dir",

@@ -90,6 +90,8 @@ HOLD=$!
 sleep 0.3
 expect_fail 1 "is in use by another computation" rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 200KB --codec none \
     --work-dir "$W" -q
+expect_fail 1 "is in use by another computation" rechunk "$A" "$TMP/e1.zarr" --chunks 256,8 --allowed-mem 200KB --codec none \
+    --work-dir "file://$W" -q # the same folder
 kill $HOLD
 wait $HOLD 2>/dev/null
 rm -rf "$TMP/e1.zarr"

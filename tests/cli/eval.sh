@@ -147,6 +147,13 @@ if expect_ok eval 'u * 2 + 1' --in u=$U -o "$TMP/r.zarr" --work-dir "$TMP/work" 
         { grep -q "skipped: already written" "$TMP/out" || fail "--resume re-ran finished tasks: $(cat "$TMP/out")"; }
     same_values "$TMP/r.zarr" "u * 2 + 1" || fail "--resume result differs"
 fi
+# a file:// work dir is its folder: made, used and removed as a path's, on threads and on worker processes
+for ex in threads processes; do
+    expect_ok eval 'sum(rechunk(ones((400, 300), chunks=(16, 300)), (400, 8)) * 2, axis=0)' -o "$TMP/fw_$ex.zarr" \
+        --work-dir "file://$TMP/fw_$ex" --allowed-mem 2MB --executor $ex --zarr-format 2 -q &&
+        { same_values "$TMP/fw_$ex.zarr" "np.full((300,), 800.0)" || fail "eval with a file:// work dir ($ex) differs"; }
+    [ ! -e "$TMP/fw_$ex" ] || fail "the file:// work dir ($ex) was left: $(ls -A "$TMP/fw_$ex")"
+done
 
 # ---- progress bar on a terminal (script gives the command a pty)
 if command -v script >/dev/null 2>&1; then
