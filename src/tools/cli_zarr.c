@@ -8,9 +8,10 @@
 #include "cli_util.h"
 #include "commands.h"
 
-static int is_local(const char *path)
+const char *cz_local_path(const char *path)
 {
-    return strncmp(path, "memory://", 9) != 0 && strstr(path, "://") == NULL;
+    if (!strncmp(path, "file://", 7)) return path + 7;
+    return strstr(path, "://") ? NULL : path;
 }
 
 int cz_args(const cli_command *c, int argc, char **argv, const cli_opt *opts, const char **pos, int minpos,
@@ -45,9 +46,10 @@ int cz_open_store(const char *path, unsigned flags, zc_store **out)
 {
     *out = NULL;
     if (!*path) return cli_fail(CLI_EXIT_USAGE, "empty path");
-    if (is_local(path) && !(flags & ZC_STORE_CREATE)) {
+    const char *local = cz_local_path(path);
+    if (local && !(flags & ZC_STORE_CREATE)) {
         struct stat st;
-        if (stat(path, &st) < 0) return cli_fail(CLI_EXIT_RUNTIME, "'%s': %s", path, strerror(errno));
+        if (stat(local, &st) < 0) return cli_fail(CLI_EXIT_RUNTIME, "'%s': %s", path, strerror(errno));
         if (!S_ISDIR(st.st_mode))
             return cli_fail(CLI_EXIT_RUNTIME, "'%s' is not a folder (a Zarr array or group is a folder)", path);
     }

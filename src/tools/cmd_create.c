@@ -220,9 +220,9 @@ static int run(int argc, char **argv)
      * Not in memory:// or object stores (s3://): they have no folders to make. */
     char made[8][1024];
     int nmade = 0;
-    if (!strstr(path, "://") || !strncmp(path, "file://", 7)) {
+    if (cz_local_path(path)) {
         char dir[1024];
-        snprintf(dir, sizeof dir, "%s", strncmp(path, "file://", 7) ? path : path + 7);
+        snprintf(dir, sizeof dir, "%s", cz_local_path(path));
         for (char *slash = strrchr(dir, '/'); slash && slash != dir && nmade < 8; slash = strrchr(dir, '/')) {
             *slash = 0;
             struct stat sb;

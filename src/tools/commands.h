@@ -35,6 +35,9 @@ int cz_args(const cli_command *c, int argc, char **argv, const cli_opt *opts, co
 /* ---- shared by the commands (cli_zarr.c); each prints its own error line and
  * returns an exit status (0 on success). */
 
+/* The folder `path` names (a path, or a file:// URL's path), or NULL for
+ * another URL (memory://, s3://, http(s)://). */
+const char *cz_local_path(const char *path);
 /* Open the store whose root is `path` (a local folder, file://, memory://). */
 int cz_open_store(const char *path, unsigned flags, zc_store **out);
 /* Open the array at `path` (the store root is the array folder); refuses

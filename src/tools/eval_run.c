@@ -44,7 +44,7 @@ int run_prepare(run_opts *o, int out_required)
     if (o->threads && cli_parse_threads(o->threads, &o->spec.nthreads) < 0)
         return cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
     if (o->work_dir) {
-        if (!strncmp(o->work_dir, "file://", 7)) o->work_dir += 7; /* a path, for every executor */
+        if (cz_local_path(o->work_dir)) o->work_dir = cz_local_path(o->work_dir); /* file:// as a path, for every executor */
         if (!*o->work_dir) return cli_fail(CLI_EXIT_USAGE, "empty --work-dir");
         o->spec.work_dir = o->work_dir;
     }
@@ -119,14 +119,13 @@ int run_prepare(run_opts *o, int out_required)
     return -1;
 }
 
-static int is_local(const char *path) { return strstr(path, "://") == NULL; }
-
 static int same_file(const char *a, const char *b)
 {
     if (!strcmp(a, b)) return 1;
-    if (!is_local(a) || !is_local(b)) return 0;
+    const char *la = cz_local_path(a), *lb = cz_local_path(b);
+    if (!la || !lb) return 0;
     char ra[PATH_MAX], rb[PATH_MAX];
-    if (!realpath(a, ra) || !realpath(b, rb)) return 0;
+    if (!realpath(la, ra) || !realpath(lb, rb)) return 0;
     return !strcmp(ra, rb);
 }
 
@@ -136,9 +135,9 @@ int run_check_output(const run_opts *o, const char *const *inputs, int ninputs)
     for (int i = 0; i < ninputs; i++)
         if (same_file(o->out, inputs[i]))
             return cli_fail(CLI_EXIT_USAGE, "the output '%s' is also an input; write to another path", o->out);
-    if (is_local(o->out)) {
+    if (cz_local_path(o->out)) {
         struct stat st;
-        if (stat(o->out, &st) < 0) return -1; /* absent: created */
+        if (stat(cz_local_path(o->out), &st) < 0) return -1; /* absent: created */
         if (!S_ISDIR(st.st_mode))
             return cli_fail(CLI_EXIT_RUNTIME, "the output '%s' exists and is not a folder", o->out);
     }
