@@ -1062,7 +1062,8 @@ ZC_API int zc_report_json(const zc_report *r, char **json);
  * Compute `n` arrays into their targets, sharing work (zc_plan_create +
  * zc_plan_execute of every operation + zc_plan_free). report may be NULL.
  * @return 0, ZC_EMEMBOUND (before any work: the operation, its projected and
- *         allowed memory and what to change), ZC_ECANCELED, or the first task error.
+ *         allowed memory and what to change), ZC_EINVAL (as zc_plan_create: a
+ *         target over an input), ZC_ECANCELED, or the first task error.
  */
 ZC_API int zc_compute(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
                       zc_report **report);
@@ -1141,8 +1142,10 @@ typedef struct zc_plan zc_plan;
  * but not executed or written). The spec's memory figures size the plan; its
  * other settings are the default of every execution. Free with zc_plan_free.
  * @return 0, ZC_EINVAL (NULL argument, a target without store or path, unknown
- *         spec version), ZC_EMEMBOUND (an operation does not fit: its name, its
- *         projected and allowed memory and what to change), ZC_ENOMEM.
+ *         spec version, a target that is or holds a stored array the arrays
+ *         read: writing it would erase that input first), ZC_EMEMBOUND (an
+ *         operation does not fit: its name, its projected and allowed memory
+ *         and what to change), ZC_ENOMEM.
  */
 ZC_API int zc_plan_create(const zc_spec *spec, int n, zc_array *const *arrays, const zc_target *targets,
                           zc_plan **out);

@@ -117,7 +117,7 @@ class Group:
 
 
 def open(url, path="", mode="r"):  # noqa: A001 (zc.open)
-    """Open the array or group at url (a folder, file:// or memory://) / path."""
+    """Open the array or group at url (a folder, file://, memory://, s3:// or http(s)://) / path."""
     url = _url(url)
     store = _store(url, mode)
     kind, _ = _zcube.node_kind_at(store, path)

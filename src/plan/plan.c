@@ -2,6 +2,7 @@
  * (see plan.h). Planning costs O(operations), never O(blocks). */
 #include "plan/plan.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,6 +54,40 @@ static int collect(node_list *l, zc_array *root)
     l->consumers[l->n] = 0;
     l->v[l->n++] = root;
     return 0;
+}
+
+/* Where a stored node lives (store_location), or "" when that is not known. */
+static void location_of(store *st, const char *path, char *buf, size_t size)
+{
+    char msg[ZC_ERRMSG_MAX];
+    snprintf(msg, sizeof msg, "%s", zc_errmsg());
+    if (store_location(st, path, buf, size) < 0) buf[0] = 0;
+    if (strcmp(msg, zc_errmsg())) zc__err_set_text(msg); /* an absent place is no error here */
+}
+
+int plan_check_targets(int n, zc_array *const *arrays, const zc_target *targets)
+{
+    node_list l = {0};
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) rc = collect(&l, arrays[i]);
+    char tl[PATH_MAX + STORE_KEY_MAX], sl[PATH_MAX + STORE_KEY_MAX];
+    for (int i = 0; i < n && rc == 0; i++) {
+        location_of(targets[i].store, targets[i].path, tl, sizeof tl);
+        size_t tn = strlen(tl);
+        for (int k = 0; tn && k < l.n && rc == 0; k++) {
+            const zc_array *a = l.v[k];
+            if (a->kind != NODE_ZARR || !a->p.zarr.z) continue;
+            location_of(a->p.zarr.z->st, a->p.zarr.z->path, sl, sizeof sl);
+            if (strncmp(sl, tl, tn) || (sl[tn] && sl[tn] != '/')) continue;
+            rc = sl[tn] ? zc__err(ZC_EINVAL, "the output '%s' holds an input, '%s': writing the output would erase "
+                                  "it before it is read; write to another place", tl, sl)
+                        : zc__err(ZC_EINVAL, "the output '%s' is also an input: writing it would erase the input "
+                                  "before it is read; write to another place", tl);
+        }
+    }
+    zc__free(l.v);
+    zc__free(l.consumers);
+    return rc;
 }
 
 /* The plan's own copy of the graph under root (node_clone): `from` maps the

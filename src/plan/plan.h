@@ -129,6 +129,9 @@ size_t plan_kept(size_t bytes, size_t nchunks);
  * between the plans made for one request; NULL: none kept */
 int plan_build(const zc_spec *spec, int n, zc_array *const *arrays, const plan_write *writes, unsigned flags,
                rechunk_memo *memo, plan *p);
+/* ZC_EINVAL naming both if a target is, or holds, a stored array the arrays
+ * read: creating the target would erase it before it is read. */
+int plan_check_targets(int n, zc_array *const *arrays, const zc_target *targets);
 /* A zc_plan around a built plan (takes it over; freed on failure): copies of
  * spec and targets (targets may be NULL). */
 int plan_object(plan *p, const zc_spec *spec, const zc_target *targets, zc_plan **out);

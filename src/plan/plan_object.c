@@ -186,6 +186,7 @@ static int create_plan(const zc_spec *spec, int n, zc_array *const *arrays, cons
         if (!arrays[i]) return zc__err(ZC_EINVAL, "array %d to compute is NULL", i);
     for (int i = 0; targets && i < n; i++)
         if (!targets[i].store || !targets[i].path) return zc__err(ZC_EINVAL, "target %d has no store or path", i);
+    if (targets) ZC_TRY(plan_check_targets(n, arrays, targets));
     zc_spec sp;
     ZC_TRY(plan_spec(spec, &sp));
     plan_write *w = NULL;

@@ -827,6 +827,18 @@ static void maps_free(struct fs_maps *t)
     zc__free(t);
 }
 
+static int fs_locate(store *s, const char *path, char *buf, size_t size)
+{
+    fs_store *fs = (fs_store *)s;
+    char where[PATH_MAX + STORE_KEY_MAX + 64], real[PATH_MAX];
+    /* the root by its descriptor: the folder opened, wherever it was reached from */
+    snprintf(where, sizeof where, "/proc/self/fd/%d/%s", fs->root_fd, path);
+    if (!realpath(where, real)) return errno == ENOENT || errno == ENOTDIR ? ZC_ENOENT : zc__err_sys(errno, "%s", where);
+    if (strlen(real) >= size) return ZC_EOVERFLOW;
+    strcpy(buf, real);
+    return 0;
+}
+
 static const store_vtable fs_vtable = {
     .version = 1,
     .scheme = "file",
@@ -839,6 +851,7 @@ static const store_vtable fs_vtable = {
     .close = fs_close,
     .list_prefix = fs_list_prefix,
     .map = fs_map,
+    .locate = fs_locate,
 };
 
 /* Sync the folder holding `path`'s last component (--fsync: a new folder's name). */

@@ -2,6 +2,7 @@
  * wrappers every other layer calls: they check keys and the read-only flag
  * before a backend sees a request, and name the key and store in errors. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -168,6 +169,18 @@ int store_list_prefix(store *s, const char *prefix, int (*fn)(const char *key, v
     if (s->vt->list_prefix) return s->vt->list_prefix(s, prefix, fn, ctx);
     walk_ctx w = {s, fn, ctx};
     return s->vt->list_dir(s, prefix, walk_entry, &w);
+}
+
+int store_location(store *s, const char *path, char *buf, size_t size)
+{
+    while (*path == '/') path++;
+    if (s->vt->locate) return s->vt->locate(s, path, buf, size);
+    size_t n = strlen(s->url);
+    while (n && s->url[n - 1] == '/') n--;
+    int w = snprintf(buf, size, "%.*s%s%s", (int)n, s->url, *path ? "/" : "", path);
+    if (w < 0 || (size_t)w >= size) return ZC_EOVERFLOW;
+    while (w && buf[w - 1] == '/') buf[--w] = 0;
+    return 0;
 }
 
 typedef struct {

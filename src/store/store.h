@@ -93,6 +93,11 @@ typedef struct store_vtable {
      * empty (never the root). Only while nothing writes there: a put racing it
      * could lose its new folder. */
     int (*prune)(store *s, const char *prefix);
+    /* Optional (NULL: the URL names the place): the canonical name of the
+     * place `path` ("" = the root; no trailing '/') is stored at, comparable
+     * with any store's (a filesystem: the real path, links resolved).
+     * ZC_ENOENT (no message) if there is nothing there. */
+    int (*locate)(store *s, const char *path, char *buf, size_t size);
 } store_vtable;
 
 /* Every store starts with this header; backends embed it first. */
@@ -177,6 +182,12 @@ void store_map_drop(store_map_t *m);
 int store_prune(store *s, const char *prefix);
 /* Every object below prefix, recursively (vt->list_prefix, or list_dir walked). */
 int store_list_prefix(store *s, const char *prefix, int (*fn)(const char *key, void *ctx), void *ctx);
+/* Where node `path` of s lives, as a name equal for two stores' nodes at the
+ * same place and a prefix ('/' after it) of the name of any node below it:
+ * vt->locate, else the URL without trailing '/' then "/path". ZC_ENOENT (no
+ * message) if the store knows there is nothing there; ZC_EOVERFLOW if it
+ * does not fit in size. */
+int store_location(store *s, const char *path, char *buf, size_t size);
 /* Erase every object below prefix ("" or ending in '/'), then the folders
  * that leaves empty (store_prune): rm -r on any store. Stops at the first
  * key that cannot be erased. */

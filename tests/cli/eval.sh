@@ -270,6 +270,7 @@ expect_fail 2 "option '--in' needs a value" eval 'u' -o $O --in
 expect_fail 1 "nonexistent" eval 'u' --in u=$TMP/nonexistent.zarr -o $O
 expect_fail 2 "is also an input" eval 'u + 1' --in u=$U -o $U
 expect_fail 2 "is also an input" eval 'u + 1' --in u=$U -o "file://$U" --overwrite # the same folder: never erased
+expect_fail 1 "holds an input, '$U'" eval 'u + 1' --in u=$U -o "$TMP" --overwrite # the library's check
 expect_fail 2 "--chunks has 1 entry but the result has 2 dimensions" eval 'u' --in u=$U -o $O --chunks 5
 expect_fail 2 "unknown unit" eval 'u' --in u=$U -o $O --allowed-mem 12XB
 expect_fail 2 "must be less than --allowed-mem" eval 'u' --in u=$U -o $O --allowed-mem 1GB --reserved-mem 2GB

@@ -166,6 +166,13 @@ def test_wrong_secret_is_a_clear_403(field, monkeypatch):
     assert "403" in msg and "not-the-secret-xyz" not in msg, msg
 
 
+def test_output_over_its_input_is_refused(field):
+    val, url, _ = field
+    with pytest.raises(zc.InvalidArgumentError, match="erase"):
+        zc.to_zarr(zc.open(url) + 1, url)
+    np.testing.assert_array_equal(np.asarray(zc.open(url)), val)
+
+
 def test_no_partial_objects_left(field):
     """A failing write (the bound cannot hold a task) leaves nothing on S3."""
     _, url, _ = field

@@ -91,6 +91,26 @@ def test_error_types(tmp_path):
     assert issubclass(zc.ChecksumError, zc.CorruptChunkError)
 
 
+def test_output_over_its_own_input_is_refused(tmp_path):
+    """Writing over an input would erase it before it is read (the result
+    was the fill value's): refused, by path, file:// URL, link or holding
+    group; a sibling in the same group is fine."""
+    a = np.arange(24.0).reshape(4, 6)
+    zc.from_array(a, chunks=(2, 3)).to_zarr(tmp_path / "g", "x")
+    x = zc.open(tmp_path / "g", "x")
+    (tmp_path / "link").symlink_to(tmp_path / "g")
+    for url, path in [(tmp_path / "g", "x"), (f"file://{tmp_path}/g", "x"), (tmp_path / "link", "x"),
+                      (tmp_path / "g" / "x", ""), (tmp_path / "g", "")]:
+        with pytest.raises(zc.InvalidArgumentError, match="erase") as ei:
+            zc.to_zarr(x + 1, url, path)
+        assert str(tmp_path / "g") in str(ei.value)
+    np.testing.assert_array_equal(zc.open(tmp_path / "g", "x").compute(), a)  # untouched
+    np.testing.assert_array_equal(zc.to_zarr(x + 1, tmp_path / "g", "y").compute(), a + 1)
+    m = zc.from_array(a, chunks=(2, 3)).to_zarr("memory://selfw", "m")
+    with pytest.raises(zc.InvalidArgumentError, match="memory://selfw/m"):
+        zc.to_zarr(m * 2, "memory://selfw", "m")
+
+
 def test_spec_default_and_report(tmp_path):
     spec = zc.Spec(allowed_mem="200MB", threads=2, work_dir=tmp_path / "w", progress=False)
     assert spec.allowed_mem == 200_000_000 and spec.reserved_mem is None
