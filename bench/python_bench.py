@@ -65,12 +65,12 @@ def peer_zcube(case, d, threads, mem, T):
     if case == "qm":
         zc.store([zc.mean(u * u, axis=0), zc.mean(v * v, axis=0), zc.mean(u * v, axis=0)],
                  [(f"{d}/zcube/{k}.zarr", "") for k in ("uu", "vv", "uv")],
-                 spec=spec, codec="blosc:lz4:5:shuffle", zarr_format=2)
+                 spec=spec, codec="blosc:lz4:5:shuffle", zarr_format=2, overwrite=True)
     elif case == "qm1":
-        zc.mean(u * v, axis=0).to_zarr(f"{d}/zcube/uv1.zarr", spec=spec, codec="zstd:1")
+        zc.mean(u * v, axis=0).to_zarr(f"{d}/zcube/uv1.zarr", spec=spec, codec="zstd:1", overwrite=True)
     elif case == "rechunk":
         u.rechunk((T, 1, 100, 100)).to_zarr(f"{d}/zcube/r.zarr", spec=spec, codec="blosc:lz4:5:shuffle",
-                                            zarr_format=2)
+                                            zarr_format=2, overwrite=True)
     return {"seconds": time.perf_counter() - t0, "cpu_seconds": cpu() - c0}
 
 

@@ -79,7 +79,7 @@ def peer_zcube(d, case, mem, threads):
         x = zc.open(f"{d}/x2.zarr")
         y = zc.sort(x, axis=1)
     plan = str(y.plan(spec=spec))
-    y.to_zarr(f"{d}/z_{case}.zarr", codec="none", zarr_format=2, spec=spec)
+    y.to_zarr(f"{d}/z_{case}.zarr", codec="none", zarr_format=2, spec=spec, overwrite=True)
     return {"seconds": round(time.perf_counter() - t0, 3), "plan": plan.splitlines()[1:-1]}
 
 

@@ -104,10 +104,12 @@ class Array:
     def visualize(self, path, spec=None):
         return self.plan(spec).visualize(path)
 
-    def to_zarr(self, url, path="", *, codec=None, zarr_format=3, spec=None, callbacks=None):
-        """Compute into a Zarr array at url (a folder, created if needed) / path; returns it opened."""
+    def to_zarr(self, url, path="", *, codec=None, zarr_format=3, spec=None, callbacks=None, overwrite=False):
+        """Compute into a Zarr array at url (a folder, created if needed) / path; returns it opened.
+        An array or group already there is replaced only with overwrite=True."""
         from ._io import to_zarr
-        return to_zarr(self, url, path, codec=codec, zarr_format=zarr_format, spec=spec, callbacks=callbacks)
+        return to_zarr(self, url, path, codec=codec, zarr_format=zarr_format, spec=spec, callbacks=callbacks,
+                       overwrite=overwrite)
 
     store = to_zarr
 

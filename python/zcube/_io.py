@@ -167,19 +167,34 @@ def from_array(x, chunks=None):
     return Array(_zcube.asarray(buf, _dtypes.code(a.dtype), a.shape, c), op="from_array")
 
 
-def to_zarr(x, url, path="", *, codec=None, zarr_format=3, spec=None, callbacks=None):
-    """Compute x into the Zarr array url / path (the folder is created if needed)."""
+def _target_store(url, path, overwrite):
+    """The store to write url / path into; an array or group already there is
+    refused unless overwrite (as zarr-python, Dask, Cubed and xarray do)."""
+    s = _store(url, "a")
+    if not overwrite:
+        kind, fmt = _zcube.node_kind_at(s, path)
+        if kind:
+            from ._errors import AlreadyExistsError
+            raise AlreadyExistsError(f"{url}: '{path or '/'}' already holds a Zarr v{fmt} "
+                                     f"{'array' if kind == 2 else 'group'}; pass overwrite=True to replace it",
+                                     -10, "ZC_EEXIST")
+    return s
+
+
+def to_zarr(x, url, path="", *, codec=None, zarr_format=3, spec=None, callbacks=None, overwrite=False):
+    """Compute x into the Zarr array url / path (the folder is created if needed;
+    an array or group already there is replaced only with overwrite=True)."""
     url = _url(url)
-    store = _store(url, "a")
+    store = _target_store(url, path, overwrite)
     _compute.compute_store([x], [(store, path, codec, zarr_format)], spec, callbacks)
     return StoredArray(store, url, path)
 
 
-def store(sources, targets, *, spec=None, callbacks=None, codec=None, zarr_format=3):
+def store(sources, targets, *, spec=None, callbacks=None, codec=None, zarr_format=3, overwrite=False):
     """Compute several arrays into (url, path) targets in one plan (work shared)."""
     stores, tg = [], []
     for url, path in targets:
-        s = _store(_url(url), "a")
+        s = _target_store(_url(url), path, overwrite)
         stores.append(s)
         tg.append((s, path, codec, zarr_format))
     _compute.compute_store(list(sources), tg, spec, callbacks)

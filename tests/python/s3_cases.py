@@ -169,7 +169,7 @@ def test_wrong_secret_is_a_clear_403(field, monkeypatch):
 def test_output_over_its_input_is_refused(field):
     val, url, _ = field
     with pytest.raises(zc.InvalidArgumentError, match="erase"):
-        zc.to_zarr(zc.open(url) + 1, url)
+        zc.to_zarr(zc.open(url) + 1, url, overwrite=True)
     np.testing.assert_array_equal(np.asarray(zc.open(url)), val)
 
 

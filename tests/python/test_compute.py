@@ -92,9 +92,9 @@ def test_error_types(tmp_path):
 
 
 def test_output_over_its_own_input_is_refused(tmp_path):
-    """Writing over an input would erase it before it is read (the result
-    was the fill value's): refused, by path, file:// URL, link or holding
-    group; a sibling in the same group is fine."""
+    """Writing over an input, even with overwrite=True, would erase it before
+    it is read (the result was the fill value's): refused, by path, file://
+    URL, link or holding group; a sibling in the same group is fine."""
     a = np.arange(24.0).reshape(4, 6)
     zc.from_array(a, chunks=(2, 3)).to_zarr(tmp_path / "g", "x")
     x = zc.open(tmp_path / "g", "x")
@@ -102,13 +102,29 @@ def test_output_over_its_own_input_is_refused(tmp_path):
     for url, path in [(tmp_path / "g", "x"), (f"file://{tmp_path}/g", "x"), (tmp_path / "link", "x"),
                       (tmp_path / "g" / "x", ""), (tmp_path / "g", "")]:
         with pytest.raises(zc.InvalidArgumentError, match="erase") as ei:
-            zc.to_zarr(x + 1, url, path)
+            zc.to_zarr(x + 1, url, path, overwrite=True)
         assert str(tmp_path / "g") in str(ei.value)
     np.testing.assert_array_equal(zc.open(tmp_path / "g", "x").compute(), a)  # untouched
     np.testing.assert_array_equal(zc.to_zarr(x + 1, tmp_path / "g", "y").compute(), a + 1)
     m = zc.from_array(a, chunks=(2, 3)).to_zarr("memory://selfw", "m")
     with pytest.raises(zc.InvalidArgumentError, match="memory://selfw/m"):
-        zc.to_zarr(m * 2, "memory://selfw", "m")
+        zc.to_zarr(m * 2, "memory://selfw", "m", overwrite=True)
+
+
+def test_existing_output_needs_overwrite(tmp_path):
+    """As zarr-python, Dask, Cubed and xarray: an array or group already at the
+    output is replaced only when asked to."""
+    zc.to_zarr(zc.ones((4, 4), chunks=(2, 2)), tmp_path / "o.zarr")
+    with pytest.raises(zc.AlreadyExistsError, match="v3 array; pass overwrite=True") as ei:
+        zc.zeros((2, 2)).to_zarr(tmp_path / "o.zarr")
+    assert isinstance(ei.value, FileExistsError)
+    np.testing.assert_array_equal(zc.open(tmp_path / "o.zarr").compute(), np.ones((4, 4)))
+    zc.to_zarr(zc.zeros((2, 2)), tmp_path / "o.zarr", overwrite=True)
+    np.testing.assert_array_equal(zc.open(tmp_path / "o.zarr").compute(), np.zeros((2, 2)))
+    zc.to_zarr(zc.ones(2), tmp_path / "g", "a")  # g becomes a group holding a
+    with pytest.raises(zc.AlreadyExistsError, match="group"):
+        zc.store([zc.ones(3)], [(tmp_path / "g", "")])
+    zc.to_zarr(zc.ones(2), tmp_path / "g", "b")  # a new member of an existing group
 
 
 def test_spec_default_and_report(tmp_path):
