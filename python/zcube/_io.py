@@ -12,7 +12,11 @@ READONLY, CREATE = 1, 2
 
 
 def _url(url):
-    return os.fspath(url) if isinstance(url, os.PathLike) else str(url)
+    if isinstance(url, os.PathLike):
+        url = os.fspath(url)
+    if not isinstance(url, str):
+        raise TypeError(f"a store URL or path is a str or os.PathLike, not {type(url).__name__}")
+    return url
 
 
 def _store(url, mode):
@@ -138,10 +142,15 @@ def from_zarr(url, path=""):
 
 
 def _norm_chunks(chunks, shape):
+    """None for the library's choice; else one chunk length per dimension:
+    an int for all, or per dimension an int, -1 / None (the whole
+    dimension) or Dask's tuple of block sizes (the first is taken)."""
     if chunks is None or chunks == "auto":
         return None
-    if isinstance(chunks, int):
-        return tuple(min(chunks, s) if s else 1 for s in shape) if shape else ()
+    if isinstance(chunks, (int, np.integer)):
+        if chunks < 1:
+            raise ValueError(f"chunks {chunks} is not a chunk length (a positive integer)")
+        return tuple(min(int(chunks), s) if s else 1 for s in shape)
     chunks = tuple(chunks)
     if len(chunks) != len(shape):
         raise ValueError(f"chunks {chunks} has {len(chunks)} entries for shape {shape}")
@@ -149,8 +158,12 @@ def _norm_chunks(chunks, shape):
     for c, s in zip(chunks, shape):
         if isinstance(c, tuple):  # Dask style: take the first block size
             c = c[0] if c else s
-        c = s if c in (None, -1) else int(c)
-        out.append(max(1, c))
+        if c is None or c == -1 or (c == 0 and s == 0):  # (an empty dimension's length is whole too)
+            c = s
+        elif not isinstance(c, (int, np.integer)) or c < 1:
+            raise ValueError(f"chunks {chunks}: {c!r} is not a chunk length (a positive integer, or -1 / None "
+                             f"for the whole dimension)")
+        out.append(max(1, int(c)))
     return tuple(out)
 
 

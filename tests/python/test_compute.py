@@ -127,6 +127,19 @@ def test_existing_output_needs_overwrite(tmp_path):
     zc.to_zarr(zc.ones(2), tmp_path / "g", "b")  # a new member of an existing group
 
 
+def test_bad_chunks_and_urls_are_errors():
+    """Chunk lengths below 1 were taken as 1 without a word."""
+    for bad in [(0, 2), (-3, 2), (2.5, 2), 0]:
+        with pytest.raises(ValueError, match="not a chunk length"):
+            zc.from_array(np.ones((4, 4)), chunks=bad)
+        with pytest.raises(ValueError, match="not a chunk length"):
+            zc.ones((4, 4)).rechunk(bad)
+    assert zc.from_array(np.ones((4, 4)), chunks=(-1, None)).chunksize == (4, 4)
+    assert zc.ones((4, 4)).rechunk(((2, 2), 3)).chunksize == (2, 3)
+    with pytest.raises(TypeError, match="not NoneType"):
+        zc.open(None)
+
+
 def test_spec_default_and_report(tmp_path):
     spec = zc.Spec(allowed_mem="200MB", threads=2, work_dir=tmp_path / "w", progress=False)
     assert spec.allowed_mem == 200_000_000 and spec.reserved_mem is None
