@@ -77,6 +77,13 @@ void zc__err_set_text(const char *msg)
     }
 }
 
+void zc__err_keep(zc__err_kept *k) { snprintf(k->text, sizeof k->text, "%s", errmsg); }
+
+void zc__err_restore(const zc__err_kept *k)
+{
+    if (strcmp(k->text, errmsg)) zc__err_set_text(k->text);
+}
+
 void zc__err_msg(const char *fmt, ...)
 {
     va_list ap;

@@ -38,6 +38,14 @@ int zc__err_sys(int err, const char *fmt, ...) __attribute__((format(printf, 2, 
 void zc__err_clear(void);
 /* Replace the thread's message with `msg` (used to carry worker errors back). */
 void zc__err_set_text(const char *msg);
+/* Around a best-effort step (a cleanup after a failure, a probe whose failure
+ * means "no"): keep the standing message, and put it back after the step if
+ * the step replaced it. */
+typedef struct {
+    char text[ZC_ERRMSG_MAX];
+} zc__err_kept;
+void zc__err_keep(zc__err_kept *k);
+void zc__err_restore(const zc__err_kept *k);
 
 /* Propagate a negative status. */
 #define ZC_TRY(expr)                                                            \

@@ -158,11 +158,11 @@ static int run_coordinated(const zc_dist_spec *ds, exec_taskset *ts, bool mpi, z
     double t0 = now();
     if (rc == 0 && !(o.resume && exec_complete(ts))) rc = exec_coordinate(&t, ts, &o, &q);
     double secs = now() - t0;
-    char msg[1024];
-    zc_errmsg_r(msg, sizeof msg); /* closing the transport may overwrite it */
+    zc__err_kept kept; /* closing the transport may overwrite it */
+    zc__err_keep(&kept);
     if (mpi) exec_mpi_close(&t, rc);
     else exec_processes_close(&t);
-    zc__err_set_text(msg);
+    zc__err_restore(&kept);
     if (rc == 0) rc = exec_finalize(ts);
     if (rc == 0 && out) rc = report(ds, ts, &o, &q, secs, NULL, 0, out);
     tq_free(&q);

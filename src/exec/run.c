@@ -1145,8 +1145,8 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
      * URL): the intermediates op<k>, the root group written with them if there
      * was none, and the folder if it made it. Best effort: the result is made
      * (or the run's own error stands). */
-    char kept[ZC_ERRMSG_MAX];
-    snprintf(kept, sizeof kept, "%s", zc_errmsg());
+    zc__err_kept kept;
+    zc__err_keep(&kept);
     bool clean = need_work && !spec->resume && !in_memory;
     for (int k = 0; clean && k < p->nstages; k++) {
         char sub[32];
@@ -1155,7 +1155,7 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
     }
     if (clean && !had_root) store_erase(work, "zarr.json");
     if (clean && made_dir) rmdir(work_dir);
-    if (strcmp(kept, zc_errmsg())) zc__err_set_text(kept);
+    zc__err_restore(&kept);
     for (int k = 0; k < p->nstages; k++) p->stages[k].erase_input = false;
     srccache_free(cache);
     memcheck_free(&mc);

@@ -59,10 +59,10 @@ static int collect(node_list *l, zc_array *root)
 /* Where a stored node lives (store_location), or "" when that is not known. */
 static void location_of(store *st, const char *path, char *buf, size_t size)
 {
-    char msg[ZC_ERRMSG_MAX];
-    snprintf(msg, sizeof msg, "%s", zc_errmsg());
+    zc__err_kept kept; /* an absent place is no error here */
+    zc__err_keep(&kept);
     if (store_location(st, path, buf, size) < 0) buf[0] = 0;
-    if (strcmp(msg, zc_errmsg())) zc__err_set_text(msg); /* an absent place is no error here */
+    zc__err_restore(&kept);
 }
 
 int plan_check_targets(int n, zc_array *const *arrays, const zc_target *targets)

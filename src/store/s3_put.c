@@ -57,10 +57,10 @@ static void mp_abort(remote *r, const char *key, const char *qid)
     snprintf(q, sizeof q, "?uploadId=%s", qid);
     net_xfer x = {.method = "DELETE", .hdrs = r->hdrs, .want_len = NET_ALL};
     if (!(x.url = remote_url(r, key, q))) return;
-    char msg[ZC_ERRMSG_MAX];
-    snprintf(msg, sizeof msg, "%s", zc_errmsg()); /* keep the first failure's message */
+    zc__err_kept kept; /* the first failure's message */
+    zc__err_keep(&kept);
     net_run(&r->net, &x, 1);
-    zc__err_set_text(msg);
+    zc__err_restore(&kept);
     net_xfer_release(&x);
     zc__free((char *)x.url);
 }
