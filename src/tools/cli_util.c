@@ -3,6 +3,7 @@
 #include "cli_util.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -169,7 +170,7 @@ static int is_blank_item(const char *s)
     return 1;
 }
 
-int cli_parse_dims(const char *s, const char *what, int64_t *out, int max, int *n)
+static int parse_dims(const char *s, const char *what, int64_t *out, int max, int *n, bool whole)
 {
     *n = 0;
     const char *p = s;
@@ -188,13 +189,31 @@ int cli_parse_dims(const char *s, const char *what, int64_t *out, int max, int *
         int64_t v;
         if (cli_parse_i64(item, &v) < 0)
             return cli_seterr("bad %s '%.100s': '%s' is not an integer", what, s, item);
-        if (v <= 0) return cli_seterr("bad %s '%.100s': %lld must be positive", what, s, (long long)v);
+        if (v <= 0 && !(whole && v == -1))
+            return cli_seterr("bad %s '%.100s': %lld must be positive%s", what, s, (long long)v,
+                              whole ? " (or -1 for a whole dimension)" : "");
         if (*n >= max) return cli_seterr("bad %s '%.100s': more than %d dimensions", what, s, max);
         out[(*n)++] = v;
         if (!*q) break;
         p = q + 1;
     }
     return 0;
+}
+
+int cli_parse_dims(const char *s, const char *what, int64_t *out, int max, int *n)
+{
+    return parse_dims(s, what, out, max, n, false);
+}
+
+int cli_parse_chunks(const char *s, const char *what, int64_t *out, int max, int *n)
+{
+    return parse_dims(s, what, out, max, n, true);
+}
+
+void cli_whole_chunks(int64_t *chunks, int n, const int64_t *shape)
+{
+    for (int d = 0; d < n; d++)
+        if (chunks[d] == -1) chunks[d] = shape[d] > 0 ? shape[d] : 1;
 }
 
 int cli_parse_size(const char *s, const char *what, uint64_t *out)

@@ -60,6 +60,11 @@ int cli_parse_i64(const char *s, int64_t *out);
 /* Comma-separated list of positive integers ("100,200"; "x" also separates).
  * `what` names the option in messages. "" gives 0 entries. */
 int cli_parse_dims(const char *s, const char *what, int64_t *out, int max, int *n);
+/* The same for a chunk shape, where -1 also stands for a whole dimension
+ * (as in eval's chunks= and Dask); cli_whole_chunks replaces each -1 with
+ * its dimension's length (1 for an empty one) once the shape is known. */
+int cli_parse_chunks(const char *s, const char *what, int64_t *out, int max, int *n);
+void cli_whole_chunks(int64_t *chunks, int n, const int64_t *shape);
 /* Byte size with an optional unit: B, K/KB (1000), KiB (1024), M/MB, MiB, G/GB,
  * GiB, T/TB, TiB ("256MB", "1.5GiB"). Case-insensitive. */
 int cli_parse_size(const char *s, const char *what, uint64_t *out);

@@ -32,8 +32,8 @@ static const char USAGE[] =
     "  --codec SPEC        codec of DST (see 'zcube create --help'); default: SRC's\n"
     "                      compressor and level when DST's format has it (filters\n"
     "                      such as delta are not carried over), else zstd\n"
-    "  --chunks N,...      chunk shape of DST (default: SRC's chunks, the inner\n"
-    "                      chunks when SRC is sharded)\n"
+    "  --chunks N,...      chunk shape of DST, -1 a whole dimension (default: SRC's\n"
+    "                      chunks, the inner chunks when SRC is sharded)\n"
     "  --shards N,...|none shard shape of DST (v3 only); default: SRC's shards when\n"
     "                      DST is v3 and --chunks is not given, else none\n"
     "  --separator /|.     chunk key separator of DST (default: SRC's when the\n"
@@ -84,10 +84,12 @@ static int dst_options(run_opts *ro, const char *src, const char *chunks_s, cons
     memcpy(o->shape, si->shape, sizeof o->shape);
     for (int d = 0; d < si->ndim; d++) src_sharded |= si->shards[d] != 0;
     if (chunks_s) {
-        if (cli_parse_dims(chunks_s, "--chunks", o->chunks, ZC_MAX_DIMS, &n) < 0)
+        if (cli_parse_chunks(chunks_s, "--chunks", o->chunks, ZC_MAX_DIMS, &n) < 0)
             ec = cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
         else if (n != si->ndim)
             ec = cli_fail(CLI_EXIT_USAGE, "--chunks has %d entries but '%s' has %d dimensions", n, src, si->ndim);
+        else
+            cli_whole_chunks(o->chunks, n, si->shape);
     } else {
         memcpy(o->chunks, si->chunks, sizeof o->chunks);
     }

@@ -23,9 +23,9 @@ static const char USAGE[] =
     "  --dtype TYPE           element type (required): bool, int8..int64, uint8..uint64,\n"
     "                         float16, float32, float64, complex64, complex128, or a\n"
     "                         NumPy string such as '<i2', '|S7', '<U5'\n"
-    "  --chunks N,...         chunk shape (the inner chunk when sharded); default:\n"
-    "                         the shape halved along its longest dimension until a\n"
-    "                         chunk holds at most 1 MiB\n"
+    "  --chunks N,...         chunk shape (the inner chunk when sharded; -1: a whole\n"
+    "                         dimension); default: the shape halved along its\n"
+    "                         longest dimension until a chunk holds at most 1 MiB\n"
     "  --shards N,...         shard shape, a multiple of the chunks (Zarr v3 only)\n"
     "  --zarr-format 2|3      default 3\n"
     "  --codec SPEC           none | zstd[:LEVEL] | gzip[:LEVEL] | zlib[:LEVEL] |\n"
@@ -163,10 +163,11 @@ static int run(int argc, char **argv)
     }
     int n;
     if (chunks_s) {
-        if (cli_parse_dims(chunks_s, "--chunks", o.chunks, ZC_MAX_DIMS, &n) < 0)
+        if (cli_parse_chunks(chunks_s, "--chunks", o.chunks, ZC_MAX_DIMS, &n) < 0)
             return cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
         if (n != o.ndim)
             return cli_fail(CLI_EXIT_USAGE, "--chunks has %d entries but --shape has %d", n, o.ndim);
+        cli_whole_chunks(o.chunks, n, o.shape);
     } else {
         auto_chunks(o.ndim, o.shape, o.itemsize, o.chunks);
     }

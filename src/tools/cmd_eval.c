@@ -42,7 +42,8 @@ static const char USAGE[] =
     "Options:\n"
     "  --in NAME=PATH      bind NAME to the Zarr array at PATH (repeatable)\n"
     "  -o, --out OUT       the array to write (a folder; refused if it exists)\n"
-    "  --chunks N,...      chunks of OUT (default: the result's own chunks)\n" RUN_CLI_HELP
+    "  --chunks N,...      chunks of OUT, -1 a whole dimension (default: the result's\n"
+    "                      own chunks)\n" RUN_CLI_HELP
     "  -h, --help          this text\n"
     "\n"
     "Put '--' before an EXPR that starts with '-'. Exit status: 0 success; 1 the\n"
@@ -195,7 +196,7 @@ static int run(int argc, char **argv)
         int rc = zc_array_info(result, &ndim, shape, NULL, NULL);
         if (rc < 0) {
             ec = cli_fail_zc(rc, "result");
-        } else if (cli_parse_dims(chunks_s, "--chunks", chunks, ZC_MAX_DIMS, &n) < 0) {
+        } else if (cli_parse_chunks(chunks_s, "--chunks", chunks, ZC_MAX_DIMS, &n) < 0) {
             ec = cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
         } else if (n != ndim) {
             char sh[256];
@@ -204,6 +205,7 @@ static int run(int argc, char **argv)
                           n == 1 ? "y" : "ies", ndim, ndim == 1 ? "" : "s", sh);
         } else {
             zc_array *r;
+            cli_whole_chunks(chunks, n, shape);
             if ((rc = zc_rechunk(result, chunks, &r)) < 0) {
                 ec = cli_fail_zc(rc, "--chunks");
             } else {

@@ -18,7 +18,7 @@ static const char USAGE[] =
     "options below (use 'zcube copy' to also carry attributes and fill value).\n"
     "\n"
     "Options:\n"
-    "  --chunks N,...      chunk shape of DST (required; -1 is not accepted: give the size)\n" RUN_CLI_HELP
+    "  --chunks N,...      chunk shape of DST (required; -1: a whole dimension)\n" RUN_CLI_HELP
     "  -h, --help          this text\n";
 
 static int run(int argc, char **argv)
@@ -39,7 +39,7 @@ static int run(int argc, char **argv)
     if (!chunks_s) return cli_fail(CLI_EXIT_USAGE, "missing --chunks N,... (the chunk shape of DST)");
     int64_t chunks[ZC_MAX_DIMS];
     int n;
-    if (cli_parse_dims(chunks_s, "--chunks", chunks, ZC_MAX_DIMS, &n) < 0)
+    if (cli_parse_chunks(chunks_s, "--chunks", chunks, ZC_MAX_DIMS, &n) < 0)
         return cli_fail(CLI_EXIT_USAGE, "%s", cli_lasterr());
     if ((ec = run_check_output(&o, &src, 1)) >= 0) return ec;
 
@@ -53,6 +53,7 @@ static int run(int argc, char **argv)
         return cli_fail(CLI_EXIT_USAGE, "--chunks has %d entr%s but '%s' has %d dimension%s", n, n == 1 ? "y" : "ies",
                         src, info.ndim, info.ndim == 1 ? "" : "s");
     }
+    cli_whole_chunks(chunks, n, info.shape);
     zc_array *a = NULL, *r = NULL;
     int rc = zc_from_zarr(st, "", &a);
     if (rc < 0) {

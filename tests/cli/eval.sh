@@ -135,6 +135,14 @@ if expect_ok eval 'u[::2] * 3' --in u=$U -o "$TMP/v3.zarr" -q; then
         { "$PY" -c 'import numpy as np, sys; a = np.load(sys.argv[1]); b = np.load(sys.argv[2])[::2] * 3; sys.exit(0 if np.allclose(a, b, rtol=1e-12) else 1)' "$TMP/v3.npy" "$TMP/u.npy" ||
             fail "u[::2] * 3 read back by zcube get differs"; }
 fi
+# -1 in --chunks is a whole dimension (as in chunks= and Dask), in every command that takes --chunks
+chunks_of() { expect_ok info "$1" && grep -q "^chunks: *($2)" "$TMP/out" || fail "$1: chunks not ($2): $(grep chunks "$TMP/out")"; }
+expect_ok create "$TMP/w1.zarr" --shape 6,10 --chunks -1,5 --dtype f4 && chunks_of "$TMP/w1.zarr" "6, 5"
+expect_ok rechunk "$TMP/w1.zarr" "$TMP/w2.zarr" --chunks 2,-1 -q && chunks_of "$TMP/w2.zarr" "2, 10"
+expect_ok copy "$TMP/w1.zarr" "$TMP/w3.zarr" --chunks -1,-1 && chunks_of "$TMP/w3.zarr" "6, 10"
+expect_ok eval 'ones((4, 6))' --chunks -1,2 -o "$TMP/w4.zarr" -q && chunks_of "$TMP/w4.zarr" "4, 2"
+expect_fail 2 "-2 must be positive (or -1 for a whole dimension)" rechunk "$TMP/w1.zarr" "$TMP/w5.zarr" --chunks -2,5
+expect_fail 2 "-1 must be positive" create "$TMP/w6.zarr" --shape -1,5 --dtype f4 # a shape has no such thing
 # the expression may start with '-' after "--"
 expect_ok eval -o "$TMP/neg.zarr" --in u=$U -q --zarr-format 2 -- '-u' && { same_values "$TMP/neg.zarr" "-u" || fail "-u differs"; }
 
