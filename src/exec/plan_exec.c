@@ -13,6 +13,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "exec/memcheck.h"
+#include "store/url.h"
 #include "exec/run.h"
 #include "plan/plan.h"
 
@@ -73,7 +74,7 @@ int zc_plan_write(zc_plan *z, const char *path)
     pthread_mutex_lock(&z->lock);
     zc_store *work = NULL;
     struct stat sb;
-    bool made = !strstr(work_dir, "://") && stat(work_dir, &sb) != 0;
+    bool made = store_local_path(work_dir) && stat(work_dir, &sb) != 0;
     int rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work);
     if (rc == 0) rc = plan_write_doc(z, work_dir, path); /* before any array: it refuses what workers cannot reach */
     if (rc == 0 && (rc = exec_prepare(z, work, 0)) < 0) remove(path);

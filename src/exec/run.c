@@ -41,6 +41,7 @@
 #include "plan/plan.h"
 #include "plan/rechunk_plan.h"
 #include "plan/reduce.h"
+#include "store/url.h"
 #include "zarr/copy.h"
 #include "zarr/part.h"
 #include "zarr/probe.h"
@@ -971,8 +972,8 @@ int exec_work_dir(const zc_spec *spec, char *buf, size_t size)
 {
     static atomic_int counter;
     if (spec->work_dir) { /* file:// as its path: the folder is then made, locked and removed as a path's */
-        const char *w = spec->work_dir;
-        snprintf(buf, size, "%s", strncmp(w, "file://", 7) || !w[7] ? w : w + 7);
+        const char *local = store_local_path(spec->work_dir);
+        snprintf(buf, size, "%s", local ? local : spec->work_dir);
         return 0;
     }
     const char *tmp = getenv("TMPDIR");
@@ -1102,7 +1103,7 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
         snprintf(work_dir, sizeof work_dir, "memory://zcube-work-%d-%d", (int)getpid(), atomic_fetch_add(&mem_counter, 1));
     }
     struct stat wsb;
-    bool made_dir = need_work && !in_memory && !strstr(work_dir, "://") && stat(work_dir, &wsb) != 0; /* removed at the end */
+    bool made_dir = need_work && !in_memory && store_local_path(work_dir) && stat(work_dir, &wsb) != 0; /* removed at the end */
     int lock = -1;
     if (need_work && ((rc = zc_store_open(work_dir, ZC_STORE_CREATE, &work)) < 0 ||
                       (!in_memory && (rc = work_lock(work_dir, &lock)) < 0))) {
@@ -1113,7 +1114,10 @@ int exec_whole(zc_plan *z, const zc_spec *spec, void *dst)
         return rc;
     }
     uint64_t root_size;
+    zc__err_kept before; /* a missing root group is no error */
+    zc__err_keep(&before);
     bool had_root = need_work && !in_memory && store_size(work, "zarr.json", &root_size) == 0;
+    zc__err_restore(&before);
     zc_array *dnode = NULL; /* the node of the output stage, written into dst */
     for (int k = 0; k < p->nstages; k++)
         if (p->stages[k].target == 0) dnode = p->stages[k].node;

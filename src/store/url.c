@@ -28,6 +28,24 @@ static const scheme_row schemes[] = {
     {"https", true, store_http_open},
 };
 
+/* The length of url's scheme when it is "scheme://rest" (the part before
+ * "://" a URL scheme), else 0: a path. */
+static size_t scheme_len(const char *url)
+{
+    const char *sep = strstr(url, "://");
+    if (!sep || sep == url || !isalpha((unsigned char)url[0])) return 0;
+    for (const char *c = url; c < sep; c++)
+        if (!isalnum((unsigned char)*c) && *c != '+' && *c != '-' && *c != '.') return 0;
+    return (size_t)(sep - url);
+}
+
+const char *store_local_path(const char *url)
+{
+    size_t n = scheme_len(url);
+    if (!n) return url;
+    return n == 4 && !strncasecmp(url, "file", 4) && url[7] ? url + 7 : NULL;
+}
+
 int zc_store_open(const char *url, unsigned flags, zc_store **out)
 {
     zc__err_clear();
@@ -36,16 +54,11 @@ int zc_store_open(const char *url, unsigned flags, zc_store **out)
     if (!url) return zc__err(ZC_EINVAL, "zc_store_open: url is NULL");
     if (flags & ~(ZC_STORE_READONLY | ZC_STORE_CREATE))
         return zc__err(ZC_EINVAL, "zc_store_open: unknown flags 0x%x", flags & ~(ZC_STORE_READONLY | ZC_STORE_CREATE));
-    /* "scheme://rest" when the part before "://" is a URL scheme; else a path. */
-    const char *sep = strstr(url, "://");
-    bool is_url = sep && sep > url && isalpha((unsigned char)url[0]);
-    for (const char *c = url; is_url && c < sep; c++)
-        if (!isalnum((unsigned char)*c) && *c != '+' && *c != '-' && *c != '.') is_url = false;
-    if (!is_url) return store_fs_open(url, flags, out);
-    size_t slen = (size_t)(sep - url);
+    size_t slen = scheme_len(url);
+    if (!slen) return store_fs_open(url, flags, out);
     for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++)
         if (strlen(schemes[i].scheme) == slen && !strncasecmp(url, schemes[i].scheme, slen))
-            return schemes[i].open(schemes[i].whole_url ? url : sep + 3, flags, out);
+            return schemes[i].open(schemes[i].whole_url ? url : url + slen + 3, flags, out);
     return zc__err(ZC_EUNSUPPORTED,
                    "unsupported store scheme \"%.*s\" in \"%s\" (supported: a path, file://, memory://, s3://, "
                    "http://, https://)",
