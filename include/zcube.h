@@ -307,7 +307,10 @@ typedef struct {
  */
 
 /**
- * Create an array at `path` (writing its metadata) and open it.
+ * Create an array at `path` (writing its metadata) and open it. Missing parents
+ * become groups; the array is entered into the consolidated metadata
+ * (.zmetadata) of every group above it that has one, including groups above
+ * the store's root when `path` is "" (its folder or S3 prefix is in a group).
  * @return 0, ZC_EINVAL (bad option, named), ZC_EEXIST (metadata already there
  *         and !overwrite), ZC_EOVERFLOW, ZC_EUNSUPPORTED, ZC_EIO, ZC_ENOMEM.
  */
@@ -440,8 +443,10 @@ typedef int (*zc_node_fn)(const char *path, zc_node_kind kind, int zarr_format, 
 ZC_API int zc_group_walk(zc_store *store, const char *path, zc_node_fn fn, void *ctx);
 
 /**
- * Create a group (writing .zgroup or zarr.json).
- * @return 0, ZC_EINVAL (NULL argument, zarr_format not 2 or 3, a read-only store), ZC_EIO.
+ * Create a group (writing .zgroup or zarr.json), entered into consolidated
+ * metadata above it as zc_zarr_create does.
+ * @return 0, ZC_EINVAL (NULL argument, zarr_format not 2 or 3, a read-only store), ZC_EFORMAT
+ *         (a malformed .zmetadata above it, named), ZC_EIO.
  */
 ZC_API int zc_group_create(zc_store *store, const char *path, int zarr_format);
 

@@ -23,6 +23,7 @@
 #include "store/fs.h"
 #include "store/s3.h"
 #include "store/store.h"
+#include "store/url.h"
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -246,6 +247,48 @@ TEST(s3_addressing)
     CHECK_ERR(zc_store_open("s3://bk/p", 0, &s), ZC_EINVAL, "ZCUBE_IO_COALESCE_GAP");
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) unsetenv(vars[i]);
     unsetenv("ZCUBE_IO_CONCURRENCY");
+}
+
+/* The group above a store's root, for the consolidated indexes of zarr/group.c. */
+static void check_parent(const char *url, const char *parent, const char *name)
+{
+    char p[64], n[16];
+    int has = store_parent_url(url, p, sizeof p, n, sizeof n);
+    if (!parent) {
+        if (has) fprintf(stderr, "%s: got parent \"%s\", want none\n", url, p);
+        CHECK(!has);
+        return;
+    }
+    CHECK(has);
+    if (has) {
+        CHECK_STR(p, parent);
+        CHECK_STR(n, name);
+    }
+}
+
+TEST(parent_urls)
+{
+    check_parent("/tmp/a/b.zarr", "/tmp/a", "b.zarr");
+    check_parent("/tmp/a/b.zarr//", "/tmp/a", "b.zarr");
+    check_parent("/tmp", "/", "tmp");
+    check_parent("/", NULL, NULL);
+    check_parent("out", ".", "out");
+    check_parent("a//b", "a", "b");
+    check_parent("./x", ".", "x");
+    check_parent(".", NULL, NULL);
+    check_parent("../x", "..", "x");
+    check_parent("..", NULL, NULL);
+    check_parent("file:///tmp/x", "file:///tmp", "x");
+    check_parent("file:///x", "file:///", "x");
+    check_parent("file://rel", "file://.", "rel");
+    check_parent("s3://bucket/ds/v", "s3://bucket/ds", "v");
+    check_parent("s3://bucket/ds/", "s3://bucket/", "ds");
+    check_parent("s3://bucket/", NULL, NULL);
+    check_parent("s3://bucket", NULL, NULL);
+    check_parent("s3://bucket/a?x=1", NULL, NULL);
+    check_parent("memory://a/b", NULL, NULL);
+    check_parent("http://host/a/b", NULL, NULL);
+    check_parent("/tmp/a-name-longer-than-sixteen", NULL, NULL);
 }
 
 TEST(fs_open_missing_and_create)

@@ -2,6 +2,7 @@
  * "scheme://" in front) is a folder; every other URL goes to its scheme's row. */
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -44,6 +45,35 @@ const char *store_local_path(const char *url)
     size_t n = scheme_len(url);
     if (!n) return url;
     return n == 4 && !strncasecmp(url, "file", 4) && url[7] ? url + 7 : NULL;
+}
+
+int store_parent_url(const char *url, char *parent, size_t psize, char *name, size_t nsize)
+{
+    const char *path = store_local_path(url), *top; /* top: what must stay of the URL */
+    if (path)
+        top = path[0] == '/' ? path + 1 : path;
+    else if (scheme_len(url) == 2 && !strncasecmp(url, "s3", 2) && !strchr(url, '?')) {
+        top = strchr(url + 5, '/'); /* past the bucket */
+        if (!top) return 0;
+        top++;
+    } else
+        return 0;
+    size_t end = strlen(url);
+    while (end > (size_t)(top - url) && url[end - 1] == '/') end--;
+    size_t cut = end;
+    while (cut > (size_t)(top - url) && url[cut - 1] != '/') cut--;
+    size_t nlen = end - cut;
+    if (!nlen || nlen >= nsize || (nlen == 1 && url[cut] == '.') || (nlen == 2 && !strncmp(url + cut, "..", 2))) return 0;
+    memcpy(name, url + cut, nlen);
+    name[nlen] = 0;
+    /* a parent keeps its trailing '/' only where it is all there is ("/",
+     * "s3://bucket/"); a relative path's first part is in "." */
+    size_t plen = cut;
+    while (plen > (size_t)(top - url) && url[plen - 1] == '/') plen--;
+    int n = plen == 0 ? snprintf(parent, psize, ".")
+            : path && plen == (size_t)(path - url) ? snprintf(parent, psize, "%.*s.", (int)plen, url)
+                                                    : snprintf(parent, psize, "%.*s", (int)plen, url);
+    return n > 0 && (size_t)n < psize;
 }
 
 int zc_store_open(const char *url, unsigned flags, zc_store **out)

@@ -350,14 +350,14 @@ static int make_parents(store *st, const char *path, int zarr_format)
         int fmt;
         ZC_TRY(zc_node_kind_at(st, parent, &kind, &fmt));
         if (kind == ZC_NODE_ARRAY) return zc__err(ZC_EEXIST, "'%s' is an array: it cannot hold '%s'", parent, path);
-        if (kind == ZC_NODE_NONE) ZC_TRY(zc_group_create(st, parent, zarr_format));
+        if (kind == ZC_NODE_NONE) ZC_TRY(zarr_group_put(st, parent, zarr_format));
     }
     /* and the root */
     zc_node_kind kind;
     int fmt;
     if (n) {
         ZC_TRY(zc_node_kind_at(st, "", &kind, &fmt));
-        if (kind == ZC_NODE_NONE) ZC_TRY(zc_group_create(st, "", zarr_format));
+        if (kind == ZC_NODE_NONE) ZC_TRY(zarr_group_put(st, "", zarr_format));
     }
     return 0;
 }
@@ -389,6 +389,7 @@ int zc_zarr_create(zc_store *st, const char *path, const zc_zarr_create_opts *o,
     if ((v2 || v3) && (rc = erase_node(st, a->path)) < 0) goto fail;
     if ((rc = make_parents(st, a->path, o->zarr_format)) < 0) goto fail;
     if ((rc = zarr_write_meta(st, a->path, &a->m)) < 0) goto fail;
+    if ((rc = zarr_consolidated_update(st, a->path)) < 0) goto fail;
     *out = a;
     return 0;
 fail:

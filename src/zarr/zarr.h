@@ -85,6 +85,14 @@ int zarr_parse_dims(const json_t *v, const char *key, int *ndim, int64_t *out);
 /* Common checks: shape/chunks positive, products fit in int64/size_t. */
 int zarr_meta_validate(const zarr_meta *m);
 
+/* ---- groups (group.c) ---- */
+/* Write the metadata document of a group at `path` (and nothing else). */
+int zarr_group_put(store *st, const char *path, int zarr_format);
+/* After the node at `path` was written or replaced: bring every consolidated
+ * index (.zmetadata) of a group above it up to date with what the store holds,
+ * so readers that trust the index (ls, xarray, zarr.open_consolidated) see it. */
+int zarr_consolidated_update(store *st, const char *path);
+
 /* ---- keys (keys.c) ---- */
 /* Key of chunk `idx` (grid coordinates) for array at `path`, into buf. */
 int zarr_chunk_key(const zc_zarr *a, const int64_t *idx, char *buf, size_t size);

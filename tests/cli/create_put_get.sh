@@ -196,6 +196,20 @@ expect_ok create "$TMP/zerod" --shape "" --dtype float64 --zarr-format 3 &&
     expect_ok put "$TMP/zerod" "$TMP/scalar.npy" &&
     expect_ok get "$TMP/zerod" -o "$TMP/zerod.npy" && echo "sel|$TMP/zerod.npy|$TMP/scalar.npy|" >>"$MAN"
 
+# ---- arrays written into a group with consolidated metadata are entered in it
+# (ls and xarray read the hierarchy from .zmetadata; a new member was missing)
+"$PY" -c "import zarr; g = zarr.open_group('$TMP/cons', mode='w'); g.create_dataset('a', shape=(2,)); zarr.consolidate_metadata('$TMP/cons')" ||
+    fail "making a consolidated group"
+expect_ok create "$TMP/cons/sub/x" --shape 4,4 --chunks 2,2 --dtype float32 --zarr-format 2 &&
+    expect_ok eval 'u + 1' --in u="$TMP/cons/sub/x" -o "file://$TMP/cons/y" --zarr-format 2 &&
+    expect_ok ls "$TMP/cons" && {
+    for node in "  a " "  sub " "    x " "  y "; do
+        grep -qF -- "$node" "$TMP/out" || fail "ls of a consolidated group does not list '$node': $(cat "$TMP/out")"
+    done
+    "$PY" -c "import zarr; g = zarr.open_consolidated('$TMP/cons'); assert (g['y'][:] == 1).all() and g['sub/x'].shape == (4, 4)" ||
+        fail "zarr.open_consolidated does not see what zcube wrote"
+}
+
 # ---- attributes and dimension names reach the metadata
 if expect_ok create "$TMP/attrs" --shape 4,5 --chunks 2,5 --dtype uint8 --attrs '{"units": "m", "n": [1, 2]}' \
     --dimension-names y,x && expect_ok info --json "$TMP/attrs"; then

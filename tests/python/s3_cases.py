@@ -112,6 +112,11 @@ def test_xarray_opens_s3(tmp_path):
     got = xr.open_dataset(f"{S3}/x.zarr", engine=ZcubeBackendEntrypoint)
     assert got.t2m.attrs["units"] == "K" and list(got.time.values) == list(t.values)
     np.testing.assert_array_equal(got.t2m.isel(time=slice(1, 4)).values, ds.t2m.values[1:4])
+    # an array zcube writes into the dataset is entered in its .zmetadata
+    zc.to_zarr(zc.from_array(np.arange(4.0), chunks=2), f"{S3}/x.zarr/w", zarr_format=2)
+    assert "w" in zc.open(f"{S3}/x.zarr")
+    download("x.zarr", str(tmp_path / "x2.zarr"))
+    np.testing.assert_array_equal(zarr.open_consolidated(str(tmp_path / "x2.zarr"))["w"][:], np.arange(4.0))
 
 
 def test_sampler_draws_windows_from_s3(field):

@@ -127,6 +127,30 @@ def test_existing_output_needs_overwrite(tmp_path):
     zc.to_zarr(zc.ones(2), tmp_path / "g", "b")  # a new member of an existing group
 
 
+def test_writes_keep_consolidated_metadata_true(tmp_path):
+    """Readers that trust .zmetadata (zarr.open_consolidated, xarray, zcube's
+    own group walk) did not see arrays zcube wrote into the group."""
+    zarr = pytest.importorskip("zarr") if os.environ.get("ZC_REQUIRE_ALL") != "1" else __import__("zarr")
+    root = tmp_path / "ds"
+    g = zarr.open_group(str(root), mode="w")
+    g.create_dataset("a", data=np.arange(6).reshape(2, 3), chunks=(1, 3))
+    g.create_group("sub").create_dataset("u", data=np.ones(4, dtype="u8"), fill_value=2**64 - 1)
+    zarr.consolidate_metadata(str(root))
+    zarr.consolidate_metadata(str(root / "sub"))  # an index of a subgroup too
+    x = np.arange(12.0).reshape(3, 4)
+    zc.to_zarr(zc.from_array(x, chunks=(2, 2)), root, "sub/deep/b", zarr_format=2)  # a member by path
+    zc.to_zarr(zc.from_array(x + 1, chunks=(2, 2)), root / "c", zarr_format=2)  # a member by URL
+    zc.to_zarr(zc.from_array(x[:1], chunks=(1, 2)), root, "a", zarr_format=2, overwrite=True)  # replaced
+    top = zarr.open_consolidated(str(root))
+    np.testing.assert_array_equal(top["sub/deep/b"][:], x)
+    np.testing.assert_array_equal(top["c"][:], x + 1)
+    assert top["a"].shape == (1, 4) and top["sub/u"].fill_value == 2**64 - 1
+    assert sorted(zarr.open_consolidated(str(root / "sub")).group_keys()) == ["deep"]
+    assert sorted(zc.open(root)) == ["a", "c", "sub"]
+    assert sorted(zc.open(root)["sub"]) == ["deep", "u"]  # walked from sub/.zmetadata
+    np.testing.assert_array_equal(zc.open(root)["sub"]["deep"]["b"].compute(), x)
+
+
 def test_bad_chunks_and_urls_are_errors():
     """Chunk lengths below 1 were taken as 1 without a word."""
     for bad in [(0, 2), (-3, 2), (2.5, 2), 0]:
