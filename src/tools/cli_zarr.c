@@ -42,6 +42,35 @@ static int fail_at(int rc, const char *path)
     return cli_fail_zc(rc, "'%s'", path);
 }
 
+void cz_parents_missing(const char *path, cz_parents *p)
+{
+    p->n = 0;
+    const char *local = cz_local_path(path);
+    if (!local) return;
+    char dir[sizeof p->dir[0]];
+    snprintf(dir, sizeof dir, "%s", local);
+    for (char *slash = strrchr(dir, '/'); slash && slash != dir && p->n < 8; slash = strrchr(dir, '/')) {
+        *slash = 0;
+        struct stat sb;
+        if (!dir[0] || stat(dir, &sb) == 0) break;
+        snprintf(p->dir[p->n++], sizeof p->dir[0], "%s", dir);
+    }
+}
+
+int cz_parents_make_groups(const cz_parents *p, int zarr_format)
+{
+    /* innermost first: the last, outermost one enters the whole new branch
+     * into the consolidated metadata of a group above it, if any */
+    for (int i = 0; i < p->n; i++) {
+        zc_store *g;
+        int rc = zc_store_open(p->dir[i], 0, &g);
+        if (rc == 0) rc = zc_group_create(g, "", zarr_format);
+        zc_store_close(g);
+        if (rc < 0) return cli_fail_zc(rc, "making '%s' a group", p->dir[i]);
+    }
+    return 0;
+}
+
 int cz_open_store(const char *path, unsigned flags, zc_store **out)
 {
     *out = NULL;

@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -216,21 +215,8 @@ static int run(int argc, char **argv)
     }
     o.dimension_names = names;
 
-    /* Folders this command makes for the new array become groups (as zarr-python
-     * writes a group for every parent), so the hierarchy opens from its top.
-     * Not in memory:// or object stores (s3://): they have no folders to make. */
-    char made[8][1024];
-    int nmade = 0;
-    if (cz_local_path(path)) {
-        char dir[1024];
-        snprintf(dir, sizeof dir, "%s", cz_local_path(path));
-        for (char *slash = strrchr(dir, '/'); slash && slash != dir && nmade < 8; slash = strrchr(dir, '/')) {
-            *slash = 0;
-            struct stat sb;
-            if (!dir[0] || stat(dir, &sb) == 0) break;
-            snprintf(made[nmade++], sizeof made[0], "%s", dir);
-        }
-    }
+    cz_parents made;
+    cz_parents_missing(path, &made);
     zc_store *st;
     zc_zarr *arr = NULL;
     if (!(ec = cz_open_store(path, ZC_STORE_CREATE, &st))) {
@@ -238,12 +224,7 @@ static int run(int argc, char **argv)
         if (rc < 0) ec = cli_fail_zc(rc, "creating '%s'", path);
         cz_close(st, arr);
     }
-    for (int i = 0; !ec && i < nmade; i++) {
-        zc_store *g;
-        if ((rc = zc_store_open(made[i], 0, &g)) == 0) rc = zc_group_create(g, "", o.zarr_format);
-        zc_store_close(g);
-        if (rc < 0) ec = cli_fail_zc(rc, "making '%s' a group", made[i]);
-    }
+    if (!ec) ec = cz_parents_make_groups(&made, o.zarr_format);
     free(fill);
     free(names);
     return ec;

@@ -38,6 +38,16 @@ int cz_args(const cli_command *c, int argc, char **argv, const cli_opt *opts, co
 /* The folder `path` names (a path, or a file:// URL's path), or NULL for
  * another URL (memory://, s3://, http(s)://). */
 const char *cz_local_path(const char *path);
+/* The folders a new output at the local `path` will need made (its missing
+ * ancestors, innermost first). Once the output is written they become groups,
+ * as zarr-python makes every parent a group, so the hierarchy opens from its
+ * top (other URLs have no folders to make: none). */
+typedef struct {
+    char dir[8][1024];
+    int n;
+} cz_parents;
+void cz_parents_missing(const char *path, cz_parents *p);
+int cz_parents_make_groups(const cz_parents *p, int zarr_format);
 /* Open the store whose root is `path` (a local folder, file://, memory://). */
 int cz_open_store(const char *path, unsigned flags, zc_store **out);
 /* Open the array at `path` (the store root is the array folder); refuses

@@ -178,6 +178,13 @@ void run_catch_sigint(struct sigaction *old)
 
 /* ------------------------------------------------------------ compute */
 
+/* The output's Zarr format: the creation options' (copy keeps its input's), else --zarr-format. */
+static int out_format(const run_opts *o)
+{
+    if (o->create && o->create->zarr_format) return o->create->zarr_format;
+    return o->format ? o->format : 3;
+}
+
 int run_compute(run_opts *o, zc_array *a)
 {
     int ec = CLI_EXIT_OK;
@@ -200,6 +207,8 @@ int run_compute(run_opts *o, zc_array *a)
         if (!mkdtemp(tmpdir)) return cli_fail(CLI_EXIT_RUNTIME, "--plan-only: cannot create '%s': %s", tmpdir, strerror(errno));
         url = tmpdir;
     }
+    cz_parents made = {0};
+    if (!o->plan_only && !o->save_plan) cz_parents_missing(url, &made);
     int rc = zc_store_open(url, ZC_STORE_CREATE, &st);
     if (rc < 0) {
         if (tmpdir[0]) rmdir(tmpdir);
@@ -236,6 +245,7 @@ int run_compute(run_opts *o, zc_array *a)
     }
     if (o->dist != RUN_THREADS) {
         ec = run_dist_compute(o, a, &target, plan);
+        if (!ec) ec = cz_parents_make_groups(&made, out_format(o));
         goto done;
     }
 
@@ -259,6 +269,7 @@ int run_compute(run_opts *o, zc_array *a)
         ec = cli_fail_zc(rc, NULL);
         goto done;
     }
+    if ((ec = cz_parents_make_groups(&made, out_format(o)))) goto done;
     if (o->quiet) goto done;
     if ((rc = zc_plan_report(zp, &report_json)) < 0) {
         ec = cli_fail_zc(rc, "report");

@@ -85,9 +85,14 @@ int zarr_parse_dims(const json_t *v, const char *key, int *ndim, int64_t *out);
 /* Common checks: shape/chunks positive, products fit in int64/size_t. */
 int zarr_meta_validate(const zarr_meta *m);
 
-/* ---- groups (group.c) ---- */
+/* ---- groups (group.c, consolidated.c) ---- */
 /* Write the metadata document of a group at `path` (and nothing else). */
 int zarr_group_put(store *st, const char *path, int zarr_format);
+/* zc_group_walk by listing folders, ignoring consolidated metadata. */
+int zarr_walk_listing(store *st, const char *path, zc_node_fn fn, void *ctx);
+/* When the group at `dir` has consolidated metadata: walk from it (*indexed
+ * true). Returns 0, the callback's non-zero value or an error. */
+int zarr_index_walk(store *st, const char *dir, zc_node_fn fn, void *ctx, bool *indexed);
 /* After the node at `path` was written or replaced: bring every consolidated
  * index (.zmetadata) of a group above it up to date with what the store holds,
  * so readers that trust the index (ls, xarray, zarr.open_consolidated) see it. */

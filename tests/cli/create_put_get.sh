@@ -198,7 +198,7 @@ expect_ok create "$TMP/zerod" --shape "" --dtype float64 --zarr-format 3 &&
 
 # ---- arrays written into a group with consolidated metadata are entered in it
 # (ls and xarray read the hierarchy from .zmetadata; a new member was missing)
-"$PY" -c "import zarr; g = zarr.open_group('$TMP/cons', mode='w'); g.create_dataset('a', shape=(2,)); zarr.consolidate_metadata('$TMP/cons')" ||
+"$PY" -c "import zarr; g = zarr.open_group('$TMP/cons', mode='w'); g.create_dataset('a', shape=(2,)); g.create_dataset('sub-x', shape=(1,)); zarr.consolidate_metadata('$TMP/cons')" ||
     fail "making a consolidated group"
 expect_ok create "$TMP/cons/sub/x" --shape 4,4 --chunks 2,2 --dtype float32 --zarr-format 2 &&
     expect_ok eval 'u + 1' --in u="$TMP/cons/sub/x" -o "file://$TMP/cons/y" --zarr-format 2 &&
@@ -206,6 +206,9 @@ expect_ok create "$TMP/cons/sub/x" --shape 4,4 --chunks 2,2 --dtype float32 --za
     for node in "  a " "  sub " "    x " "  y "; do
         grep -qF -- "$node" "$TMP/out" || fail "ls of a consolidated group does not list '$node': $(cat "$TMP/out")"
     done
+    # a parent's children right below it ('/' before '-')
+    [ "$(awk '{print $1}' "$TMP/out" | tr '\n' ' ')" = "$TMP/cons a sub x sub-x y " ] ||
+        fail "ls of a consolidated group in the wrong order: $(cat "$TMP/out")"
     "$PY" -c "import zarr; g = zarr.open_consolidated('$TMP/cons'); assert (g['y'][:] == 1).all() and g['sub/x'].shape == (4, 4)" ||
         fail "zarr.open_consolidated does not see what zcube wrote"
 }

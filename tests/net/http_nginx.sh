@@ -23,6 +23,29 @@ g = zarr.open_group(w + "/grp", mode="w")
 g.create_dataset("x", data=np.arange(1000, dtype="i8").reshape(10, 100), chunks=(3, 33))
 PY
 expect_ok copy "$W/v2.zarr" "$W/v3s.zarr" --zarr-format 3 --chunks 8,8 --shards 32,32 --codec blosc:lz4:5
+# consolidated metadata, the only way to list a group over HTTP: v2's
+# .zmetadata (zarr-python 2) and v3's inline "consolidated_metadata" in the
+# group's zarr.json (zarr-python 3's form, written here by hand)
+"$PY" -c "import zarr; zarr.consolidate_metadata('$W/grp')" || fail "consolidating grp"
+expect_ok copy "$W/v2.zarr" "$W/g3/a" --zarr-format 3 --chunks 40,40
+expect_ok copy "$W/grp/x" "$W/g3/sub/b" --zarr-format 3
+"$PY" - "$W/g3" <<'PY' || fail "consolidating g3"
+import json, os, sys
+root = sys.argv[1]
+meta = {}
+for dirpath, _, files in os.walk(root):
+    rel = os.path.relpath(dirpath, root)
+    if "zarr.json" in files and rel != ".":
+        meta[rel] = json.load(open(os.path.join(dirpath, "zarr.json")))
+doc = json.load(open(root + "/zarr.json"))
+doc["consolidated_metadata"] = {"kind": "inline", "must_understand": False, "metadata": meta}
+json.dump(doc, open(root + "/zarr.json", "w"), indent=2)
+PY
+# an array written into g3 after it was consolidated is entered in its index
+expect_ok copy "$W/grp/x" "$W/g3/sub/c" --zarr-format 3
+"$PY" -c "import json; m = json.load(open('$W/g3/zarr.json'))['consolidated_metadata']['metadata'];
+assert sorted(m) == ['a', 'sub', 'sub/b', 'sub/c'] and m['sub/c']['shape'] == [10, 100], sorted(m)" ||
+    fail "g3's consolidated metadata after a write: $(cat "$W/g3/zarr.json")"
 chmod -R a+rX "$W"
 nginx_start "$W"
 U=http://127.0.0.1:$NGINX_PORT
@@ -49,6 +72,13 @@ expect_ok get --io-concurrency=200 "$U/v2.zarr" -o "$TMP/z.npy"
 expect_fail 2 "--io-concurrency" get "$U/v2.zarr" -o "$TMP/z.npy" --io-concurrency 0
 "$PY" -c "import sys, zarr, numpy as np; a=np.load('$TMP/z.npy'); b=zarr.open('$W/v2.zarr')[:];
 sys.exit(0 if a.dtype==b.dtype and np.array_equal(a,b) else 1)" || fail "http read differs from zarr-python's"
+for g in grp g3; do
+    expect_ok ls "$W/$g" && tr -s ' ' <"$TMP/out" >"$TMP/ls_local" &&
+        expect_ok ls "$U/$g" && { cmp -s "$TMP/ls_local" <(sed "s|$U|$W|" "$TMP/out" | tr -s ' ') ||
+        fail "ls $U/$g differs from the local ls: $(cat "$TMP/out") against $(cat "$TMP/ls_local")"; }
+done
+grep -q "^    c  *array v3" "$TMP/out" || fail "ls $U/g3 misses sub/c: $(cat "$TMP/out")"
+same g3/sub/c "2:9,::3"
 expect_ok info "$U/v3s.zarr"
 grep -q "shards" "$TMP/out" || fail "info over http shows no shards: $(cat "$TMP/out")"
 expect_fail 1 "not a Zarr array" get "$U/nothere.zarr" -o "$TMP/n.npy"
