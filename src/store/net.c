@@ -296,11 +296,18 @@ static int start(net_pool *p, CURLM *m, net_xfer *x, CURL *e)
     curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
     if (x->hdrs) curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
     if (x->range[0]) curl_easy_setopt(e, CURLOPT_RANGE, x->range);
+    const char *mt = x->method ? x->method : "GET";
     if (c->sigv4[0]) {
         curl_easy_setopt(e, CURLOPT_AWS_SIGV4, c->sigv4);
         curl_easy_setopt(e, CURLOPT_USERPWD, c->userpwd);
+    } else if (!strcmp(mt, "GET") || !strcmp(mt, "HEAD")) {
+        /* data behind a redirect (a moved folder, a CDN), as curl -L and
+         * fsspec follow; the Range header goes along. Not for signed
+         * requests: a signature is for one URL. */
+        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+        curl_easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
+        curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     }
-    const char *mt = x->method ? x->method : "GET";
     if (!strcmp(mt, "HEAD")) {
         curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
     } else if (!strcmp(mt, "PUT")) { /* the body from memory: no "Expect: 100-continue" round trip below 1 MiB */
@@ -328,6 +335,7 @@ static bool fatal_curl(CURLcode rc)
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_OUT_OF_MEMORY:
+    case CURLE_TOO_MANY_REDIRECTS:
         return true;
     default:
         return false;

@@ -79,6 +79,13 @@ for g in grp g3; do
 done
 grep -q "^    c  *array v3" "$TMP/out" || fail "ls $U/g3 misses sub/c: $(cat "$TMP/out")"
 same g3/sub/c "2:9,::3"
+# redirects are followed (a 302 per key, ranges included); a loop is an error
+for arr in v3s.zarr v2.zarr; do
+    expect_ok get "$W/$arr" -r 33:95,10:60 -o "$TMP/l.npy" && expect_ok get "$U/moved/$arr" -r 33:95,10:60 -o "$TMP/m.npy" &&
+        { cmp -s "$TMP/l.npy" "$TMP/m.npy" || fail "get $U/moved/$arr differs from the local read"; }
+done
+expect_ok ls "$U/moved/g3"
+expect_fail 1 "redirects" get "$U/loop/v2.zarr" -o "$TMP/n.npy"
 expect_ok info "$U/v3s.zarr"
 grep -q "shards" "$TMP/out" || fail "info over http shows no shards: $(cat "$TMP/out")"
 expect_fail 1 "not a Zarr array" get "$U/nothere.zarr" -o "$TMP/n.npy"

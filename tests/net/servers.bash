@@ -85,7 +85,11 @@ http {
     client_body_temp_path $d/body; proxy_temp_path $d/proxy; fastcgi_temp_path $d/fcgi;
     uwsgi_temp_path $d/uwsgi; scgi_temp_path $d/scgi;
     keepalive_requests 100000;
-    server { listen 127.0.0.1:$NGINX_PORT; root $root; }
+    server {
+        listen 127.0.0.1:$NGINX_PORT; root $root;
+        location /moved/ { rewrite ^/moved/(.*)\$ /\$1 redirect; }  # 302 to the same file
+        location /loop/ { rewrite ^ \$uri redirect; }                # 302 to itself, forever
+    }
 }
 CONF
         "$nginx" -c "$d/nginx.conf" -e "$d/error.log" &
