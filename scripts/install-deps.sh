@@ -6,7 +6,7 @@
 # dependency fails the test instead of skipping it. Idempotent: when everything
 # is present it runs no apt and no npm at all, so it is quick on a warm machine.
 # @20minutes/s3rver (the S3 server of the net tests) from npm into tests/s3.
-# nginx, boto3, fsspec+aiohttp, curl: HTTP/S3 store tests and benchmark.
+# nginx, boto3, fsspec+aiohttp, curl, openssl (a test certificate): HTTP/S3 store tests and benchmark.
 set -euo pipefail
 # (time: /usr/bin/time -v measures peak RSS in tests/cli/fft.sh)
 pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev liblz4-dev
@@ -20,7 +20,7 @@ pkgs=(build-essential cmake pkg-config libjansson-dev libblosc-dev libzstd-dev l
       # the Python module, its tests (pip into a venv, PyTorch, xarray)
       python3-dev python3-venv python3-setuptools python3-wheel python3-pip python3-torch python3-xarray
       # the HTTP/S3 stores (libcurl) and their tests and benchmark
-      libcurl4-openssl-dev nginx python3-boto3 python3-aiohttp curl
+      libcurl4-openssl-dev nginx python3-boto3 python3-aiohttp curl openssl
       clang llvm)  # libFuzzer binaries (scripts/fuzz.sh) and their coverage (llvm-cov)
 
 SUDO=""

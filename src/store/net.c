@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
@@ -60,6 +61,18 @@ int net_conf_from_env(net_conf *c)
     ZC_TRY(env_int("ZCUBE_IO_MIN_RATE", 1, 1L << 30, &rate));
     *c = (net_conf){.concurrency = (int)conc, .retries = (int)retries, .timeout_ms = timeout * 1000,
                     .backoff_ms = backoff, .min_rate = rate};
+    ZC_TRY(net_conf_ca(c, "SSL_CERT_FILE"));
+    return net_conf_ca(c, "CURL_CA_BUNDLE");
+}
+
+int net_conf_ca(net_conf *c, const char *var)
+{
+    const char *path = getenv(var);
+    if (!path || !*path) return 0;
+    if (access(path, R_OK) < 0)
+        return zc__err(ZC_EINVAL, "%s=\"%s\": cannot read it: %s", var, path, strerror(errno));
+    if (strlen(path) >= sizeof c->cainfo) return zc__err(ZC_EINVAL, "%s=\"%.40s...\": the path is too long", var, path);
+    snprintf(c->cainfo, sizeof c->cainfo, "%s", path);
     return 0;
 }
 
@@ -296,6 +309,7 @@ static int start(net_pool *p, CURLM *m, net_xfer *x, CURL *e)
     curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
     if (x->hdrs) curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
     if (x->range[0]) curl_easy_setopt(e, CURLOPT_RANGE, x->range);
+    if (c->cainfo[0]) curl_easy_setopt(e, CURLOPT_CAINFO, c->cainfo);
     const char *mt = x->method ? x->method : "GET";
     if (c->sigv4[0]) {
         curl_easy_setopt(e, CURLOPT_AWS_SIGV4, c->sigv4);

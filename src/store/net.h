@@ -30,9 +30,16 @@ typedef struct {
     long timeout_ms;      /* connecting, or a transfer slower than min_rate, for this long fails (ZCUBE_IO_TIMEOUT, s; default 30) */
     long min_rate;        /* bytes/s (ZCUBE_IO_MIN_RATE, default 1: a transfer fails only when it stalls) */
     long backoff_ms;      /* first retry delay, doubled each time, capped at 100x (ZCUBE_IO_BACKOFF_MS, default 100) */
+    char cainfo[512];     /* certificates to trust for https, "" = the system's (net_conf_ca) */
     char sigv4[96];       /* "aws:amz:REGION:s3" to sign, "" = unsigned */
     char *userpwd;        /* "KEY:SECRET" for sigv4 (owned; wiped at close) */
 } net_conf;
+
+/* Trust the certificates of the file the environment variable `var` names
+ * (a private CA: MinIO, Ceph, a proxy) when it is set; a file that cannot be
+ * read is an error naming the variable. net_conf_from_env applies
+ * SSL_CERT_FILE then CURL_CA_BUNDLE; S3 stores AWS_CA_BUNDLE over both. */
+int net_conf_ca(net_conf *c, const char *var);
 
 /* A store's transfer machinery: idle multi handles (kept connections). */
 typedef struct {

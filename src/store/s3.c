@@ -107,6 +107,7 @@ static int configure(s3_store *t, const char *bucket, net_conf *conf)
     if (!region) region = env("AWS_DEFAULT_REGION");
     if (!region) region = "us-east-1";
     ZC_TRY(net_conf_from_env(conf));
+    ZC_TRY(net_conf_ca(conf, "AWS_CA_BUNDLE"));
     t->multipart_min = 64ull << 20;
     t->part_size = 16ull << 20;
     ZC_TRY(env_bytes("ZCUBE_S3_MULTIPART_THRESHOLD", 1, &t->multipart_min));

@@ -7,7 +7,7 @@
 set -u
 source "$(dirname "$0")/../cli/common.bash"
 source "$(dirname "$0")/servers.bash"
-net_need nginx zarr
+net_need nginx zarr openssl
 trap 'net_stop_all; rm -rf "$TMP"' EXIT
 chmod 755 "$TMP"
 W=$TMP/www
@@ -90,6 +90,23 @@ expect_ok info "$U/v3s.zarr"
 grep -q "shards" "$TMP/out" || fail "info over http shows no shards: $(cat "$TMP/out")"
 expect_fail 1 "not a Zarr array" get "$U/nothere.zarr" -o "$TMP/n.npy"
 expect_fail 1 "read-only" put "$U/v2.zarr" "$TMP/z.npy"
+# https with a self-signed certificate: refused unless trusted by name (the
+# machine may set these variables to the system's bundle: start without them)
+unset SSL_CERT_FILE CURL_CA_BUNDLE AWS_CA_BUNDLE
+tls_cert "$TMP" || fail "making a certificate"
+nginx_start "$TMP" "$TMP/cert.pem" "$TMP/key.pem"
+T=https://127.0.0.1:$NGINX_PORT
+chmod 644 "$TMP/cert.pem"
+expect_fail 1 "certificate" get "$T/www/v2.zarr" -o "$TMP/n.npy"
+grep -qF "$T/www/v2.zarr" "$TMP/err" || fail "the certificate error names no URL: $(cat "$TMP/err")"
+for var in SSL_CERT_FILE CURL_CA_BUNDLE; do
+    env "$var=$TMP/cert.pem" "$Z" get "$T/www/v2.zarr" -o "$TMP/t.npy" 2>"$TMP/err" &&
+        cmp -s "$TMP/t.npy" "$TMP/z.npy" || fail "https with $var: $(cat "$TMP/err")"
+done
+CURL_CA_BUNDLE=$TMP/none.pem expect_fail 1 "CURL_CA_BUNDLE" get "$T/www/v2.zarr" -o "$TMP/n.npy"
+# an anonymous S3 GET from an https endpoint (the folder www as the bucket)
+AWS_ENDPOINT_URL=$T ZCUBE_S3_ANONYMOUS=1 AWS_CA_BUNDLE=$TMP/cert.pem "$Z" get s3://www/v2.zarr -o "$TMP/t.npy" \
+    2>"$TMP/err" && cmp -s "$TMP/t.npy" "$TMP/z.npy" || fail "s3 over https with AWS_CA_BUNDLE: $(cat "$TMP/err")"
 # a server that is not there: connection refused, retried, then a clear error
 P=$(free_port)
 ZCUBE_IO_RETRIES=2 ZCUBE_IO_BACKOFF_MS=10 expect_fail 1 "127.0.0.1:$P" get "http://127.0.0.1:$P/v2.zarr" -o "$TMP/n.npy"

@@ -3,8 +3,10 @@
 # stopped by its PID; a trap in the caller runs net_stop_all.
 #
 #   net_need WHAT...     exit 77 (skip) or, with ZC_REQUIRE_ALL=1, 1 unless
-#                        each of nginx, node, boto3, zarr is available
-#   nginx_start ROOT     serve ROOT (world-readable) -> NGINX_PORT
+#                        each of nginx, node, boto3, zarr, openssl is available
+#   nginx_start ROOT [CERT KEY]  serve ROOT (world-readable) -> NGINX_PORT;
+#                        over TLS with CERT and KEY (tls_cert makes them)
+#   tls_cert DIR         a self-signed certificate for 127.0.0.1 -> DIR/cert.pem, DIR/key.pem
 #   s3_start DIR BUCKET  @20minutes/s3rver (checks SigV4) -> S3_PORT, AWS_* set
 #   proxy_start UPSTREAM_PORT ARGS...  tests/net/faultproxy.py -> PROXY_PORT
 #   latency_proxy_start BIN UPSTREAM_PORT MS  bench/latency_proxy.c built as BIN -> PROXY_PORT
@@ -29,6 +31,7 @@ net_need() {
         nginx) command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || net_missing "nginx not installed" ;;
         node) command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || net_missing "node/npm not installed" ;;
         boto3) "$PY" -c 'import boto3' 2>/dev/null || net_missing "python3-boto3 not importable by $PY" ;;
+        openssl) command -v openssl >/dev/null 2>&1 || net_missing "openssl not installed" ;;
         zarr) "$PY" -c 'import zarr, numpy' 2>/dev/null || net_missing "python3-zarr not importable by $PY" ;;
         esac
     done
@@ -66,8 +69,14 @@ free_port() {
     "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
+tls_cert() {
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+        -keyout "$1/key.pem" -out "$1/cert.pem" 2>/dev/null
+}
+
 nginx_start() {
-    local root=$1 d
+    local root=$1 d tls=""
+    [ $# -ge 3 ] && tls="ssl; ssl_certificate $2; ssl_certificate_key $3"
     d=$(mktemp -d "${TMPDIR:-/tmp}/zc-nginx.XXXXXX")
     chmod 755 "$d"
     local nginx=nginx
@@ -86,7 +95,7 @@ http {
     uwsgi_temp_path $d/uwsgi; scgi_temp_path $d/scgi;
     keepalive_requests 100000;
     server {
-        listen 127.0.0.1:$NGINX_PORT; root $root;
+        listen 127.0.0.1:$NGINX_PORT $tls; root $root;
         location /moved/ { rewrite ^/moved/(.*)\$ /\$1 redirect; }  # 302 to the same file
         location /loop/ { rewrite ^ \$uri redirect; }                # 302 to itself, forever
     }
