@@ -1025,7 +1025,10 @@ typedef struct {
 } zc_spec;
 #define ZC_SPEC_INIT {sizeof(zc_spec), NULL, (size_t)2 << 30, 0, 0, 0, 2, NULL, NULL, 64, NULL, 0}
 
-/** Where a computed array goes. codec NULL = "zstd:1"; zarr_format 0 = 3. */
+/** Where a computed array goes. codec NULL = "zstd:1"; zarr_format 0 = 3. An
+ * array or group already at store/path is replaced (check with zc_node_kind_at
+ * first to refuse, as the command and the Python module do without
+ * --overwrite / overwrite=True); one that is or holds an input is refused. */
 typedef struct {
     zc_store *store;
     const char *path;
