@@ -183,14 +183,9 @@ int store_location(store *s, const char *path, char *buf, size_t size)
     return 0;
 }
 
-typedef struct {
-    char **keys;
-    size_t n, cap;
-} key_list;
-
-static int collect_key(const char *key, void *ctx)
+int store_keys_add(const char *key, void *ctx)
 {
-    key_list *l = ctx;
+    store_keys *l = ctx;
     if (l->n == l->cap) {
         size_t ncap = l->cap ? 2 * l->cap : 64;
         char **k = zc__realloc(l->keys, ncap * sizeof *k);
@@ -203,16 +198,20 @@ static int collect_key(const char *key, void *ctx)
     return 0;
 }
 
+void store_keys_free(store_keys *l)
+{
+    for (size_t i = 0; i < l->n; i++) zc__free(l->keys[i]);
+    zc__free(l->keys);
+    *l = (store_keys){0};
+}
+
 int store_erase_prefix(store *s, const char *prefix)
 {
     /* listed first, erased after: an object store's next page would skip
      * keys if the listing ran while they are erased */
-    key_list l = {0};
-    int rc = store_list_prefix(s, prefix, collect_key, &l);
-    for (size_t i = 0; i < l.n; i++) {
-        if (rc == 0) rc = store_erase(s, l.keys[i]);
-        zc__free(l.keys[i]);
-    }
-    zc__free(l.keys);
+    store_keys l = {0};
+    int rc = store_list_prefix(s, prefix, store_keys_add, &l);
+    for (size_t i = 0; rc == 0 && i < l.n; i++) rc = store_erase(s, l.keys[i]);
+    store_keys_free(&l);
     return rc < 0 ? rc : store_prune(s, prefix);
 }

@@ -193,4 +193,13 @@ int store_location(store *s, const char *path, char *buf, size_t size);
  * key that cannot be erased. */
 int store_erase_prefix(store *s, const char *prefix);
 
+/* Keys collected from a listing: pass store_keys_add as the listing's fn and
+ * a zeroed store_keys as its ctx; store_keys_free frees them. */
+typedef struct {
+    char **keys;
+    size_t n, cap;
+} store_keys;
+int store_keys_add(const char *key, void *ctx);
+void store_keys_free(store_keys *l);
+
 #endif

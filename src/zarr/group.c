@@ -98,25 +98,14 @@ int zc_group_create(zc_store *st, const char *path, int zarr_format)
 
 /* ---- walking ---- */
 
-typedef struct {
-    char **names;
-    size_t n, cap;
-} name_list;
-
+/* Folders only, without their trailing '/'. */
 static int collect(const char *key, void *ctx)
 {
-    name_list *l = ctx;
     size_t len = strlen(key);
-    if (!len || key[len - 1] != '/') return 0; /* only folders */
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? l->cap * 2 : 16;
-        char **p = zc__realloc(l->names, ncap * sizeof *p);
-        if (!p) return ZC_ENOMEM;
-        l->names = p;
-        l->cap = ncap;
-    }
-    if (!(l->names[l->n] = zc__strdup(key))) return ZC_ENOMEM;
-    l->names[l->n++][len - 1] = 0;
+    if (!len || key[len - 1] != '/') return 0;
+    ZC_TRY(store_keys_add(key, ctx));
+    store_keys *l = ctx;
+    l->keys[l->n - 1][len - 1] = 0;
     return 0;
 }
 
@@ -129,19 +118,18 @@ static int walk(store *st, const char *path, zc_node_kind kind, int fmt, zc_node
         if (rc) return rc;
     }
     if (kind == ZC_NODE_ARRAY || depth > 64) return 0;
-    name_list l = {0};
+    store_keys l = {0};
     int rc = store_list_dir(st, path, collect, &l);
-    if (rc == 0 && l.n) qsort(l.names, l.n, sizeof *l.names, cmp_str);
+    if (rc == 0 && l.n) qsort(l.keys, l.n, sizeof *l.keys, cmp_str);
     for (size_t i = 0; rc == 0 && i < l.n; i++) {
         /* list_dir gives keys relative to the root */
-        const char *child = l.names[i];
+        const char *child = l.keys[i];
         zc_node_kind ck;
         int cf;
         if ((rc = node_at(st, child, &ck, &cf)) < 0) break;
         if (ck != ZC_NODE_NONE) rc = walk(st, child, ck, cf, fn, ctx, depth + 1);
     }
-    for (size_t i = 0; i < l.n; i++) zc__free(l.names[i]);
-    zc__free(l.names);
+    store_keys_free(&l);
     return rc;
 }
 
