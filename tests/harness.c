@@ -230,6 +230,16 @@ int main(int argc, char **argv)
     return failed ? 1 : skipped ? 77 : 0; /* 77: ctest's SKIP_RETURN_CODE */
 }
 
+void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
 int plan_resign(const char *path)
 {
     json_error_t je;

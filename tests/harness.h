@@ -137,6 +137,9 @@ zc_array *binop(const char *name, zc_array *a, zc_array *b);
  * purpose (so the edit reaches the checks behind the checksum); 0 or -1. */
 int plan_resign(const char *path);
 
+/* Write text to a new file at path; CHECK-fails the test when it cannot. */
+void write_text(const char *path, const char *text);
+
 /* Directory of test data (tests/data), set by CMake. */
 #ifndef ZC_TEST_DATA
 #define ZC_TEST_DATA "tests/data"

@@ -389,16 +389,6 @@ static bool edit(const char *src, const char *dst, const char *from, const char 
     return f != NULL;
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 TEST(tampered_and_foreign_plans_are_refused)
 {
     char dir[] = "/tmp/zc_plan_bad_XXXXXX";

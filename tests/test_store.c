@@ -3,6 +3,7 @@
  * read-only handles, allocation failures. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -144,6 +145,10 @@ TEST(key_rules)
 
 TEST(open_urls)
 {
+    setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/aws-credentials", 1);
+    setenv("AWS_CONFIG_FILE", "/nonexistent/aws-config", 1);
+    unsetenv("AWS_PROFILE");
+    unsetenv("AWS_DEFAULT_PROFILE");
     char *dir = make_tmpdir();
     zc_store *s = NULL;
     CHECK_OK(zc_store_open(dir, 0, &s));
@@ -206,6 +211,8 @@ TEST(s3_addressing)
     static const char *const vars[] = {"AWS_ENDPOINT_URL", "ZCUBE_S3_ADDRESSING", "AWS_REGION", "AWS_DEFAULT_REGION",
                                        "ZCUBE_S3_ANONYMOUS", "ZCUBE_IO_RETRIES", "ZCUBE_IO_COALESCE_GAP"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) unsetenv(vars[i]);
+    setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/aws-credentials", 1);
+    setenv("AWS_CONFIG_FILE", "/nonexistent/aws-config", 1);
     setenv("AWS_ACCESS_KEY_ID", "AKID", 1);
     setenv("AWS_SECRET_ACCESS_KEY", "SECRETKEY", 1);
     zc_store *s = NULL;
@@ -289,6 +296,82 @@ TEST(parent_urls)
     check_parent("memory://a/b", NULL, NULL);
     check_parent("http://host/a/b", NULL, NULL);
     check_parent("/tmp/a-name-longer-than-sixteen", NULL, NULL);
+}
+
+/* Credentials, region and endpoint from the AWS shared files when the
+ * environment does not give them; the environment wins. No request is sent. */
+TEST(s3_profiles)
+{
+    static const char *const vars[] = {"AWS_ENDPOINT_URL", "ZCUBE_S3_ADDRESSING", "AWS_REGION", "AWS_DEFAULT_REGION",
+                                       "ZCUBE_S3_ANONYMOUS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                                       "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) unsetenv(vars[i]);
+    char *dir = make_tmpdir(), creds[512], config[512];
+    snprintf(creds, sizeof creds, "%s/credentials", dir);
+    snprintf(config, sizeof config, "%s/config", dir);
+    write_text(creds, "# comment\n[default]\naws_access_key_id=DEFID\naws_secret_access_key = DEFSECRET\n\n"
+                      "[zc]\r\n  aws_access_key_id = ZCID \r\naws_secret_access_key = ZCSECRET\r\n"
+                      "aws_session_token = ZCTOKEN\r\n[half]\naws_secret_access_key = X\n");
+    write_text(config, "[default]\nregion = eu-north-1\n; comment\n[profile zc]\nregion = ap-south-1\n"
+                       "endpoint_url = http://127.0.0.1:9/\n[profile cfgonly]\naws_access_key_id = CFGID\n"
+                       "aws_secret_access_key = CFGSECRET\n");
+    setenv("AWS_SHARED_CREDENTIALS_FILE", creds, 1);
+    setenv("AWS_CONFIG_FILE", config, 1);
+    zc_store *s = NULL;
+    CHECK_OK(zc_store_open("s3://bk/p", 0, &s));
+    s3_store *t = (s3_store *)s;
+    CHECK_STR(t->bucket_url, "https://bk.s3.eu-north-1.amazonaws.com/");
+    CHECK_STR(t->r.net.conf.sigv4, "aws:amz:eu-north-1:s3");
+    CHECK_STR(t->r.net.conf.userpwd, "DEFID:DEFSECRET");
+    CHECK(t->r.hdrs && !t->r.hdrs->next); /* no token */
+    zc_store_close(s);
+    setenv("AWS_PROFILE", "zc", 1);
+    CHECK_OK(zc_store_open("s3://bk/p", 0, &s));
+    t = (s3_store *)s;
+    CHECK_STR(t->r.base_url, "http://127.0.0.1:9/bk/p/"); /* endpoint_url: path-style */
+    CHECK_STR(t->r.net.conf.sigv4, "aws:amz:ap-south-1:s3");
+    CHECK_STR(t->r.net.conf.userpwd, "ZCID:ZCSECRET");
+    CHECK(t->r.hdrs && t->r.hdrs->next && !strcmp(t->r.hdrs->next->data, "x-amz-security-token: ZCTOKEN"));
+    zc_store_close(s);
+    /* the environment wins, key by key as the AWS CLI takes them */
+    setenv("AWS_ACCESS_KEY_ID", "ENVID", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "ENVSECRET", 1);
+    setenv("AWS_REGION", "us-west-2", 1);
+    setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:10", 1);
+    CHECK_OK(zc_store_open("s3://bk/p", 0, &s));
+    t = (s3_store *)s;
+    CHECK_STR(t->r.base_url, "http://127.0.0.1:10/bk/p/");
+    CHECK_STR(t->r.net.conf.sigv4, "aws:amz:us-west-2:s3");
+    CHECK_STR(t->r.net.conf.userpwd, "ENVID:ENVSECRET");
+    CHECK(t->r.hdrs && !t->r.hdrs->next); /* the profile's token goes with its keys only */
+    zc_store_close(s);
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    unsetenv("AWS_REGION");
+    unsetenv("AWS_ENDPOINT_URL");
+    setenv("AWS_PROFILE", "cfgonly", 1); /* keys in the config file only */
+    CHECK_OK(zc_store_open("s3://bk", 0, &s));
+    CHECK_STR(((s3_store *)s)->r.net.conf.userpwd, "CFGID:CFGSECRET");
+    zc_store_close(s);
+    setenv("AWS_PROFILE", "half", 1);
+    CHECK_ERR(zc_store_open("s3://bk", 0, &s), ZC_EINVAL, "has aws_secret_access_key but not aws_access_key_id");
+    setenv("AWS_PROFILE", "missing", 1);
+    CHECK_ERR(zc_store_open("s3://bk", 0, &s), ZC_EINVAL, "AWS profile 'missing'");
+    CHECK(strstr(zc_errmsg(), creds) != NULL);
+    setenv("ZCUBE_S3_ANONYMOUS", "1", 1);
+    CHECK_ERR(zc_store_open("s3://bk", 0, &s), ZC_EINVAL, "AWS profile 'missing'");
+    unsetenv("AWS_PROFILE");
+    CHECK_OK(zc_store_open("s3://bk", 0, &s)); /* anonymous: the default profile's region, no keys */
+    CHECK_STR(((s3_store *)s)->bucket_url, "https://bk.s3.eu-north-1.amazonaws.com/");
+    CHECK(((s3_store *)s)->r.net.conf.userpwd == NULL);
+    zc_store_close(s);
+    unsetenv("ZCUBE_S3_ANONYMOUS");
+    setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/aws-credentials", 1);
+    setenv("AWS_CONFIG_FILE", "/nonexistent/aws-config", 1);
+    CHECK_ERR(zc_store_open("s3://bk", 0, &s), ZC_EINVAL, "credentials file (profile 'default')");
+    unsetenv("AWS_SHARED_CREDENTIALS_FILE");
+    unsetenv("AWS_CONFIG_FILE");
+    rmtree(dir);
 }
 
 TEST(fs_open_missing_and_create)

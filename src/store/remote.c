@@ -97,7 +97,7 @@ int remote_answer_error(const net_xfer *x)
     const char *mt = x->method ? x->method : "GET";
     if (x->code == 403)
         return zc__err(ZC_EIO, "%s %s: %s: access denied (check the credentials: AWS_ACCESS_KEY_ID, "
-                       "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION)", mt, u, d);
+                       "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, or the AWS profile)", mt, u, d);
     return zc__err(ZC_EIO, "%s %s: %s", mt, u, d);
 }
 

@@ -5,7 +5,8 @@
  * AWS_DEFAULT_REGION (default us-east-1), AWS_ENDPOINT_URL (an S3-compatible
  * server: path-style addressing, else virtual-hosted;
  * ZCUBE_S3_ADDRESSING=path|virtual overrides), ZCUBE_S3_ANONYMOUS=1 (public
- * buckets: requests unsigned). Requests are signed with libcurl's own SigV4
+ * buckets: requests unsigned); what they leave unset, from the profile of the
+ * AWS shared files (s3_profile.c). Requests are signed with libcurl's own SigV4
  * (CURLOPT_AWS_SIGV4); it needs x-amz-content-sha256 added (we send
  * UNSIGNED-PAYLOAD) and query strings sorted and percent-encoded by us. The
  * secret lives only in the transfer pool's userpwd (wiped at close): it is
@@ -76,15 +77,15 @@ static int env_bytes(const char *name, uint64_t lo, uint64_t *v)
 
 /* Bucket URL, listings are asked of: "<endpoint>/<bucket>" (path-style: no
  * trailing '/', which s3rver signs differently) or "<scheme>://<bucket>.<host>/". */
-static int bucket_url(const char *bucket, const char *region, char **out)
+static int bucket_url(const char *bucket, const char *region, const char *endpoint, char **out)
 {
-    const char *ep = env("AWS_ENDPOINT_URL"), *mode = env("ZCUBE_S3_ADDRESSING");
+    const char *ep = endpoint, *mode = env("ZCUBE_S3_ADDRESSING");
     char aws[256];
     if (!ep) {
         snprintf(aws, sizeof aws, "https://s3.%s.amazonaws.com", region);
         ep = aws;
     }
-    bool path = env("AWS_ENDPOINT_URL") != NULL;
+    bool path = endpoint != NULL;
     if (mode && !strcmp(mode, "path")) path = true;
     else if (mode && !strcmp(mode, "virtual")) path = false;
     else if (mode) return zc__err(ZC_EINVAL, "ZCUBE_S3_ADDRESSING=\"%s\": expected path or virtual", mode);
@@ -101,24 +102,37 @@ static int bucket_url(const char *bucket, const char *region, char **out)
     return 0;
 }
 
-static int configure(s3_store *t, const char *bucket, net_conf *conf)
+/* Settings from the environment, else from the profile; *token: the session
+ * token that goes with the keys used (NULL: none). */
+static int configure(s3_store *t, const char *bucket, const s3_profile *prof, net_conf *conf, const char **token)
 {
     const char *region = env("AWS_REGION");
     if (!region) region = env("AWS_DEFAULT_REGION");
-    if (!region) region = "us-east-1";
+    if (!region) region = prof->region[0] ? prof->region : "us-east-1";
+    const char *endpoint = env("AWS_ENDPOINT_URL");
+    if (!endpoint && prof->endpoint[0]) endpoint = prof->endpoint;
     ZC_TRY(net_conf_from_env(conf));
     ZC_TRY(net_conf_ca(conf, "AWS_CA_BUNDLE"));
     t->multipart_min = 64ull << 20;
     t->part_size = 16ull << 20;
     ZC_TRY(env_bytes("ZCUBE_S3_MULTIPART_THRESHOLD", 1, &t->multipart_min));
     ZC_TRY(env_bytes("ZCUBE_S3_PART_SIZE", 1, &t->part_size));
-    ZC_TRY(bucket_url(bucket, region, &t->bucket_url));
+    ZC_TRY(bucket_url(bucket, region, endpoint, &t->bucket_url));
+    *token = NULL;
     const char *anon = env("ZCUBE_S3_ANONYMOUS");
     if (anon && strcmp(anon, "0")) return 0;
     const char *id = env("AWS_ACCESS_KEY_ID"), *secret = env("AWS_SECRET_ACCESS_KEY");
-    if (!id || !secret)
-        return zc__err(ZC_EINVAL, "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
-                                  "ZCUBE_S3_ANONYMOUS=1 for a public bucket");
+    if (id && secret) {
+        *token = env("AWS_SESSION_TOKEN");
+    } else if (prof->key_id[0]) {
+        id = prof->key_id;
+        secret = prof->secret;
+        *token = prof->token[0] ? prof->token : NULL;
+    } else {
+        return zc__err(ZC_EINVAL, "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, put "
+                                  "them in the AWS credentials file (profile '%s'), or set ZCUBE_S3_ANONYMOUS=1 "
+                                  "for a public bucket", prof->name);
+    }
     snprintf(conf->sigv4, sizeof conf->sigv4, "aws:amz:%s:s3", region);
     size_t n = strlen(id) + strlen(secret) + 2;
     if (!(conf->userpwd = zc__malloc(n))) return ZC_ENOMEM;
@@ -129,11 +143,10 @@ static int configure(s3_store *t, const char *bucket, net_conf *conf)
 /* Headers every request carries: the payload hash SigV4 needs (libcurl does
  * not add it) and the session token; PUTs also say what they send (else
  * libcurl sends a form's Content-Type). */
-static struct curl_slist *header_list(bool signing, bool put)
+static struct curl_slist *header_list(const char *token, bool put)
 {
     struct curl_slist *h = curl_slist_append(NULL, "x-amz-content-sha256: UNSIGNED-PAYLOAD"), *h2 = h;
-    const char *token = env("AWS_SESSION_TOKEN");
-    if (h && token && signing) {
+    if (h && token) {
         size_t n = strlen(token) + 32;
         char *line = zc__malloc(n);
         h2 = NULL;
@@ -149,10 +162,10 @@ static struct curl_slist *header_list(bool signing, bool put)
     return h2 ? h : NULL;
 }
 
-static int headers(remote *r, bool signing)
+static int headers(remote *r, const char *token)
 {
-    r->hdrs = header_list(signing, false);
-    r->put_hdrs = header_list(signing, true);
+    r->hdrs = header_list(token, false);
+    r->put_hdrs = header_list(token, true);
     return r->hdrs && r->put_hdrs ? 0 : ZC_ENOMEM;
 }
 
@@ -187,7 +200,10 @@ int store_s3_open(const char *url, unsigned flags, store **out)
     memcpy(t->prefix + plen, "/", 2);
     if (!plen) t->prefix[0] = 0; /* the bucket's root: "" */
     net_conf conf = {0};
-    int rc = configure(t, bucket, &conf);
+    s3_profile *prof = zc__calloc(1, sizeof *prof); /* ~6 KiB: not on a thread's stack */
+    const char *token = NULL;
+    int rc = prof ? s3_profile_load(prof) : ZC_ENOMEM;
+    if (rc == 0) rc = configure(t, bucket, prof, &conf, &token);
     zc__free(bucket);
     char *base = NULL;
     size_t blen2 = 0;
@@ -203,8 +219,10 @@ int store_s3_open(const char *url, unsigned flags, store **out)
     if (rc == 0) {
         rc = remote_init(&t->r, &s3_vt, url, flags, base, &conf);
         conf.userpwd = NULL; /* the pool owns it now */
-        if (rc == 0) rc = headers(&t->r, conf.sigv4[0] != 0);
+        if (rc == 0) rc = headers(&t->r, token);
     }
+    if (prof) s3_profile_wipe(prof);
+    zc__free(prof);
     zc__free(base);
     if (conf.userpwd) {
         memset(conf.userpwd, 0, strlen(conf.userpwd));

@@ -88,6 +88,32 @@ ZCUBE_S3_ANONYMOUS=1 expect_ok get "$S/out/v2.zarr" -o "$TMP/an.npy"  # s3rver a
 cmp -s "$TMP/an.npy" "$TMP/a.npy" || fail "anonymous read differs"
 (FAILS=0; unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY; ZCUBE_S3_ANONYMOUS=1 expect_ok info "$S/out/v2.zarr"; exit $FAILS) ||
     FAILS=$((FAILS+1))
+# credentials, region and endpoint from the AWS shared files, as the AWS CLI reads them
+cat >"$TMP/aws-creds" <<CREDS
+[default]
+aws_access_key_id = $AWS_ACCESS_KEY_ID
+aws_secret_access_key = nothing
+[zc]
+aws_access_key_id = $AWS_ACCESS_KEY_ID
+aws_secret_access_key = $AWS_SECRET_ACCESS_KEY
+aws_session_token = tok/en+2
+[half]
+aws_access_key_id = $AWS_ACCESS_KEY_ID
+CREDS
+printf '[profile zc]\nregion = us-east-1\nendpoint_url = %s\n' "$AWS_ENDPOINT_URL" >"$TMP/aws-config"
+(
+    FAILS=0
+    unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
+    export AWS_SHARED_CREDENTIALS_FILE=$TMP/aws-creds AWS_CONFIG_FILE=$TMP/aws-config
+    expect_fail 1 "403 SignatureDoesNotMatch" get "$S/out/v2.zarr" -o "$TMP/w.npy" # [default]'s keys
+    grep -q "nothing" "$TMP/err" && fail "the profile's secret appears in the error: $(cat "$TMP/err")"
+    AWS_PROFILE=half expect_fail 1 "has aws_access_key_id but not aws_secret_access_key" get "$S/out/v2.zarr" -o "$TMP/w.npy"
+    AWS_PROFILE=missing expect_fail 1 "AWS profile 'missing'" get "$S/out/v2.zarr" -o "$TMP/w.npy"
+    unset AWS_ENDPOINT_URL # [profile zc] in the config file names it
+    AWS_PROFILE=zc expect_ok get "$S/out/v2.zarr" -o "$TMP/p.npy" &&
+        { cmp -s "$TMP/p.npy" "$TMP/a.npy" || fail "read with profile zc differs"; }
+    exit $FAILS
+) || FAILS=$((FAILS + 1))
 
 # 5. every other command with S3 URLs gives what it gives on files
 same_npy() { # same_npy A.npy B.npy WHAT

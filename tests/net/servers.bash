@@ -137,7 +137,9 @@ s3_start() {
         exit 1
     export AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER AWS_REGION=us-east-1
     export AWS_ENDPOINT_URL=http://127.0.0.1:$S3_PORT
-    unset AWS_SESSION_TOKEN AWS_DEFAULT_REGION ZCUBE_S3_ANONYMOUS ZCUBE_S3_ADDRESSING
+    unset AWS_SESSION_TOKEN AWS_DEFAULT_REGION ZCUBE_S3_ANONYMOUS ZCUBE_S3_ADDRESSING AWS_PROFILE AWS_DEFAULT_PROFILE
+    # no AWS shared files of the machine's user: only what the tests set
+    export AWS_SHARED_CREDENTIALS_FILE=$dir/.no-aws-credentials AWS_CONFIG_FILE=$dir/.no-aws-config
 }
 
 proxy_start() {
