@@ -240,6 +240,32 @@ TEST(zero_dim_and_empty)
     zc_store_close(st);
 }
 
+/* An array holds no nodes: neither one below an array member nor one below
+ * an array at the store's root (that one was written inside the array). */
+TEST(no_node_below_an_array)
+{
+    zc_store *st;
+    CHECK_OK(zc_store_open("memory://below", 0, &st));
+    zc_zarr_create_opts o = ZC_ZARR_CREATE_INIT;
+    o.ndim = 1;
+    o.shape[0] = 4;
+    o.chunks[0] = 2;
+    o.dtype = ZC_INT32;
+    zc_zarr *a;
+    CHECK_OK(zc_zarr_create(st, "a", &o, &a));
+    zc_zarr_close(a);
+    CHECK_ERR(zc_zarr_create(st, "a/b", &o, &a), ZC_EEXIST, "'a' is an array");
+    zc_store_close(st);
+    CHECK_OK(zc_store_open("memory://below-root", 0, &st));
+    CHECK_OK(zc_zarr_create(st, "", &o, &a));
+    zc_zarr_close(a);
+    CHECK_ERR(zc_zarr_create(st, "sub/x", &o, &a), ZC_EEXIST, "root is an array");
+    zc_node_kind kind;
+    CHECK_OK(zc_node_kind_at(st, "sub", &kind, NULL));
+    CHECK(kind == ZC_NODE_NONE);
+    zc_store_close(st);
+}
+
 TEST(write_empty_chunks_skips_fill)
 {
     zc_store *st;

@@ -102,9 +102,10 @@ static int index_nodes(const cindex *ix, const char *dir, node_ref **out, size_t
     json_object_foreach(ix->meta, key, v) {
         size_t kl = strlen(key);
         zc_node_kind kind = ZC_NODE_NONE;
-        if (ix->fmt == 2) {
-            if (kl >= 7 && !strcmp(key + kl - 7, ".zarray")) kind = ZC_NODE_ARRAY;
-            if (kl >= 7 && !strcmp(key + kl - 7, ".zgroup")) kind = ZC_NODE_GROUP;
+        if (ix->fmt == 2) { /* ".zarray" or ".../.zarray" (not "x.zarray": another document) */
+            bool whole = kl == 7 || (kl > 7 && key[kl - 8] == '/');
+            if (whole && !strcmp(key + kl - 7, ".zarray")) kind = ZC_NODE_ARRAY;
+            if (whole && !strcmp(key + kl - 7, ".zgroup")) kind = ZC_NODE_GROUP;
             if (kind == ZC_NODE_NONE) continue;
             kl -= kl > 7 ? 8 : 7; /* the node: the key without "/.zarray" */
         } else {
@@ -114,6 +115,14 @@ static int index_nodes(const cindex *ix, const char *dir, node_ref **out, size_t
                 rc = zc__err(ZC_EFORMAT, "%s: consolidated entry '%s' has no node_type", ix->key, key);
                 break;
             }
+        }
+        /* the node's path below the group: the group itself only as v2's
+         * ".zgroup"/".zarray", else a valid key, so no node comes twice */
+        char rel[KEY_MAX];
+        snprintf(rel, sizeof rel, "%.*s", (int)kl, key);
+        if ((kl || ix->fmt == 3) && (kl >= sizeof rel || store_key_check(rel) < 0)) {
+            rc = zc__err(ZC_EFORMAT, "%s: consolidated entry '%s' does not name a node below the group", ix->key, key);
+            break;
         }
         size_t len = strlen(dir) + 1 + kl + 1;
         char *name = zc__malloc(len);
@@ -128,6 +137,11 @@ static int index_nodes(const cindex *ix, const char *dir, node_ref **out, size_t
         if (!nodes[i].name) rc = ZC_ENOMEM;
     if (rc == 0) {
         qsort(nodes, n, sizeof *nodes, cmp_path);
+        for (size_t i = 1; rc == 0 && i < n; i++)
+            if (!strcmp(nodes[i - 1].name, nodes[i].name))
+                rc = zc__err(ZC_EFORMAT, "%s: '%s' is both an array and a group", ix->key, nodes[i].name);
+    }
+    if (rc == 0) {
         *out = nodes;
         *count = n;
         return 0;

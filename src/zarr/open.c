@@ -341,23 +341,20 @@ static int make_parents(store *st, const char *path, int zarr_format)
     char parent[KEY_MAX];
     size_t n = strlen(path);
     if (n >= sizeof parent) return zc__err(ZC_EOVERFLOW, "path '%s' is too long", path);
-    for (size_t i = 0;; i++) {
-        if (i < n && path[i] != '/') continue;
-        if (i == n) break;
+    zc_node_kind kind;
+    int fmt;
+    if (n) { /* the root first: nothing is made inside an array */
+        ZC_TRY(zc_node_kind_at(st, "", &kind, &fmt));
+        if (kind == ZC_NODE_ARRAY) return zc__err(ZC_EEXIST, "the store's root is an array: it cannot hold '%s'", path);
+        if (kind == ZC_NODE_NONE) ZC_TRY(zarr_group_put(st, "", zarr_format));
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (path[i] != '/') continue;
         memcpy(parent, path, i);
         parent[i] = 0;
-        zc_node_kind kind;
-        int fmt;
         ZC_TRY(zc_node_kind_at(st, parent, &kind, &fmt));
         if (kind == ZC_NODE_ARRAY) return zc__err(ZC_EEXIST, "'%s' is an array: it cannot hold '%s'", parent, path);
         if (kind == ZC_NODE_NONE) ZC_TRY(zarr_group_put(st, parent, zarr_format));
-    }
-    /* and the root */
-    zc_node_kind kind;
-    int fmt;
-    if (n) {
-        ZC_TRY(zc_node_kind_at(st, "", &kind, &fmt));
-        if (kind == ZC_NODE_NONE) ZC_TRY(zarr_group_put(st, "", zarr_format));
     }
     return 0;
 }
