@@ -355,6 +355,15 @@ TEST(s3_profiles)
     zc_store_close(s);
     setenv("AWS_PROFILE", "half", 1);
     CHECK_ERR(zc_store_open("s3://bk", 0, &s), ZC_EINVAL, "has aws_secret_access_key but not aws_access_key_id");
+    /* a token that does not fit is refused, not cut short */
+    char big[6000];
+    snprintf(big, sizeof big, "[long]\naws_access_key_id = A\naws_secret_access_key = B\naws_session_token = ");
+    size_t bl = strlen(big);
+    memset(big + bl, 't', 5000);
+    big[bl + 5000] = 0;
+    write_text(creds, big);
+    setenv("AWS_PROFILE", "long", 1);
+    CHECK_ERR(zc_store_open("s3://bk", 0, &s), ZC_EINVAL, "aws_session_token in");
     setenv("AWS_PROFILE", "missing", 1);
     CHECK_ERR(zc_store_open("s3://bk", 0, &s), ZC_EINVAL, "AWS profile 'missing'");
     CHECK(strstr(zc_errmsg(), creds) != NULL);

@@ -34,9 +34,12 @@ static char *trim(char *s)
     return s;
 }
 
-static void set(char *dst, size_t size, const char *v, bool keep)
+/* A value cut short would sign with the wrong key or token: refuse it. */
+static int set(char *dst, size_t size, const char *v, bool keep, const char *key, const char *path)
 {
+    if (strlen(v) >= size) return zc__err(ZC_EINVAL, "%s in %s is longer than %zu bytes", key, path, size - 1);
     if (!keep || !dst[0]) snprintf(dst, size, "%s", v);
+    return 0;
 }
 
 /* Read the section `section` of an INI file into p (keep: values already set
@@ -49,9 +52,13 @@ static int read_section(const char *path, const char *section, s3_profile *p, bo
         return zc__err_sys(errno, "reading the AWS file %s", path);
     }
     char line[8192];
-    int found = 0;
+    int found = 0, rc = 0;
     bool in = false;
-    while (fgets(line, sizeof line, f)) {
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = zc__err(ZC_EINVAL, "a line of %s is longer than %zu bytes", path, sizeof line - 2);
+            break;
+        }
         char *s = trim(line);
         if (!*s || *s == '#' || *s == ';') continue;
         if (*s == '[') {
@@ -65,15 +72,15 @@ static int read_section(const char *path, const char *section, s3_profile *p, bo
         if (!in || !eq) continue;
         *eq = 0;
         char *k = trim(s), *v = trim(eq + 1);
-        if (!strcmp(k, "aws_access_key_id")) set(p->key_id, sizeof p->key_id, v, keep);
-        else if (!strcmp(k, "aws_secret_access_key")) set(p->secret, sizeof p->secret, v, keep);
-        else if (!strcmp(k, "aws_session_token")) set(p->token, sizeof p->token, v, keep);
-        else if (!strcmp(k, "region")) set(p->region, sizeof p->region, v, keep);
-        else if (!strcmp(k, "endpoint_url")) set(p->endpoint, sizeof p->endpoint, v, keep);
+        if (!strcmp(k, "aws_access_key_id")) rc = set(p->key_id, sizeof p->key_id, v, keep, k, path);
+        else if (!strcmp(k, "aws_secret_access_key")) rc = set(p->secret, sizeof p->secret, v, keep, k, path);
+        else if (!strcmp(k, "aws_session_token")) rc = set(p->token, sizeof p->token, v, keep, k, path);
+        else if (!strcmp(k, "region")) rc = set(p->region, sizeof p->region, v, keep, k, path);
+        else if (!strcmp(k, "endpoint_url")) rc = set(p->endpoint, sizeof p->endpoint, v, keep, k, path);
     }
     memset(line, 0, sizeof line);
     fclose(f);
-    return found;
+    return rc < 0 ? rc : found;
 }
 
 int s3_profile_load(s3_profile *p)
